@@ -1,0 +1,133 @@
+//! Drop-tail FIFO with ns-2's limits (`Queue/DropTail`, reference §1).
+//!
+//! Packet mode drops an arrival when `waiting + 1 >= limit`, so at most `limit - 1` packets wait and
+//! `limit` are in the system counting the one on the wire. Byte mode drops when
+//! `waiting_bytes + size >= limit * mean_pktsize`.
+
+use super::fifo::Fifo;
+use super::{DropReason, LinkInfo, QueueDisc, QueueEnv};
+use crate::net::PacketId;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Buffer size in packets (ns-2 `limit_`, default 50).
+    pub limit: u32,
+    /// Limit the queue in bytes, `limit * mean_pktsize` (ns-2 `queue_in_bytes_`).
+    pub bytes: bool,
+    /// Bytes per packet when converting `limit` to bytes (ns-2 `mean_pktsize_`, 500).
+    pub mean_pktsize: u32,
+    /// Drop the head packet instead of the arrival (ns-2 `drop_front_`).
+    pub drop_front: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { limit: 50, bytes: false, mean_pktsize: 500, drop_front: false }
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.limit == 0 {
+            return Err(("limit".into(), "a buffer of at least 1 packet".into()));
+        }
+        if self.mean_pktsize == 0 {
+            return Err(("mean_pktsize".into(), "a positive size in bytes".into()));
+        }
+        Ok(())
+    }
+}
+
+pub struct DropTail {
+    cfg: Config,
+    fifo: Fifo,
+}
+
+impl DropTail {
+    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+        DropTail { cfg, fifo: Fifo::default() }
+    }
+
+    fn full(&self, arriving_size: u32) -> bool {
+        if self.cfg.bytes {
+            self.fifo.bytes() + arriving_size as u64 >= self.cfg.limit as u64 * self.cfg.mean_pktsize as u64
+        } else {
+            self.fifo.len() + 1 >= self.cfg.limit as usize
+        }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+        if !self.full(env.size(pkt)) {
+            self.fifo.push(pkt, env.packets, env.now);
+        } else if self.cfg.drop_front && !self.fifo.is_empty() {
+            let victim = self.fifo.pop(env.packets).expect("non-empty");
+            env.drop(victim, DropReason::Overflow);
+            self.fifo.push(pkt, env.packets, env.now);
+        } else {
+            env.drop(pkt, DropReason::Overflow);
+        }
+    }
+
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
+        self.fifo.pop(env.packets)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Harness;
+    use crate::aqm::QueueAction;
+    use crate::net::Ecn;
+
+    #[test]
+    fn packet_mode_holds_limit_minus_one_waiting() {
+        let mut h = Harness::new(10_000_000, 0);
+        let mut q = DropTail::new(Config { limit: 5, ..Default::default() }, h.link);
+        let verdicts: Vec<_> = (0..6).map(|_| h.arrive(&mut q, 1000, Ecn::NotEct)).collect();
+        assert!(verdicts[..4].iter().all(|v| v.is_none()));
+        assert!(matches!(verdicts[4], Some(QueueAction::Dropped(_, DropReason::Overflow))));
+        assert_eq!(q.len_packets(), 4);
+        assert_eq!(q.len_bytes(), 4000);
+        // FIFO order.
+        let first = h.depart(&mut q).unwrap();
+        assert_eq!(first, 0);
+    }
+
+    #[test]
+    fn byte_mode_limit_is_limit_times_mean_pktsize() {
+        let mut h = Harness::new(10_000_000, 0);
+        let mut q =
+            DropTail::new(Config { limit: 3, bytes: true, mean_pktsize: 1000, ..Default::default() }, h.link);
+        // 3000-byte budget: 1000 + 1500 = 2500 accepted, another 500 would reach 3000 >= 3000 and is dropped.
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        assert!(h.arrive(&mut q, 1500, Ecn::NotEct).is_none());
+        assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_some());
+        assert!(h.arrive(&mut q, 499, Ecn::NotEct).is_none());
+        assert_eq!(q.len_bytes(), 2999);
+    }
+
+    #[test]
+    fn drop_front_drops_the_head() {
+        let mut h = Harness::new(10_000_000, 0);
+        let mut q = DropTail::new(Config { limit: 3, drop_front: true, ..Default::default() }, h.link);
+        for _ in 0..3 {
+            h.arrive(&mut q, 100, Ecn::NotEct);
+        }
+        assert!(h.actions.contains(&QueueAction::Dropped(0, DropReason::Overflow)));
+        assert_eq!(q.len_packets(), 2);
+        assert_eq!(h.depart(&mut q), Some(1));
+    }
+}

@@ -1,0 +1,217 @@
+//! Queue disciplines: the interface every AQM implements, and the registry that builds one from its
+//! scenario configuration.
+//!
+//! A discipline owns the packets waiting at one link direction. The link offers it every arriving packet
+//! (`enqueue`) and asks it for the next packet to transmit whenever the wire becomes free (`dequeue`);
+//! `dequeue` returning `None` means the link goes idle now (RED and BLUE use that instant). Queue lengths
+//! count waiting packets only, never the one on the wire (ns-2's convention).
+//!
+//! Disciplines never count anything themselves: they report every drop and mark through
+//! [`QueueEnv::drop`] and [`QueueEnv::mark`], and the link keeps the per-class counters.
+//!
+//! Adding an algorithm: write `aqm/<name>.rs` with a `Config` (serde, ns-2/RFC defaults in `Default`)
+//! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
+//! [`QueueConfig::build`].
+
+pub mod droptail;
+pub mod fifo;
+
+use crate::net::{Ecn, PacketArena, PacketId};
+use crate::sim::{Rng, Time};
+use serde::Deserialize;
+
+/// The link a discipline serves: what ns-2's queues read from their attached link.
+#[derive(Clone, Copy, Debug)]
+pub struct LinkInfo {
+    pub rate_bps: u64,
+    pub delay: Time,
+}
+
+impl LinkInfo {
+    /// Packets of `mean_pktsize` bytes the link can send per second (ns-2's `ptc`).
+    pub fn packets_per_sec(&self, mean_pktsize: f64) -> f64 {
+        self.rate_bps as f64 / (8.0 * mean_pktsize)
+    }
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// Buffer overflow ("forced" drop in ns-2).
+    Overflow,
+    /// Chosen by the AQM and dropped (marking off, or the algorithm's rule says drop).
+    Early,
+    /// Chosen by the AQM for marking, but the packet is not ECN-capable, so it was dropped.
+    NotEct,
+}
+
+/// What a discipline did to a packet, reported to the link for counting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueAction {
+    Dropped(PacketId, DropReason),
+    Marked(PacketId),
+}
+
+/// Everything a discipline may touch during one call.
+pub struct QueueEnv<'a> {
+    pub now: Time,
+    pub link: LinkInfo,
+    pub packets: &'a mut PacketArena,
+    pub rng: &'a mut Rng,
+    pub actions: &'a mut Vec<QueueAction>,
+}
+
+impl QueueEnv<'_> {
+    /// Reports `pkt` as dropped. The discipline must no longer hold it; the link frees it.
+    pub fn drop(&mut self, pkt: PacketId, reason: DropReason) {
+        self.actions.push(QueueAction::Dropped(pkt, reason));
+    }
+
+    /// Sets CE on an ECN-capable packet and reports the mark.
+    pub fn mark(&mut self, pkt: PacketId) {
+        let p = self.packets.get_mut(pkt);
+        debug_assert!(p.ecn.is_capable());
+        p.ecn = Ecn::Ce;
+        self.actions.push(QueueAction::Marked(pkt));
+    }
+
+    /// The usual AQM response to selecting a packet: mark it when `ecn` is on and the packet is
+    /// ECN-capable (returns true: the packet stays), otherwise drop it (returns false).
+    pub fn mark_or_drop(&mut self, pkt: PacketId, ecn: bool) -> bool {
+        if ecn && self.packets.get(pkt).ecn.is_capable() {
+            self.mark(pkt);
+            true
+        } else {
+            let reason = if ecn { DropReason::NotEct } else { DropReason::Early };
+            self.drop(pkt, reason);
+            false
+        }
+    }
+
+    /// A uniform draw on [0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        use rand::Rng as _;
+        self.rng.gen::<f64>()
+    }
+
+    pub fn size(&self, pkt: PacketId) -> u32 {
+        self.packets.get(pkt).size
+    }
+}
+
+/// The interface between a link and its queue discipline.
+pub trait QueueDisc: Send {
+    /// Offers an arriving packet; the discipline stores it, marks it, or drops it (or another packet).
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv);
+    /// The next packet to transmit, or `None` if nothing is waiting (the link goes idle).
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId>;
+    /// Waiting packets (the one on the wire excluded).
+    fn len_packets(&self) -> usize;
+    /// Waiting bytes.
+    fn len_bytes(&self) -> u64;
+    /// Absolute time of the first periodic update (PI, REM, PIE sampling), if the algorithm has one.
+    fn first_timer(&self) -> Option<Time> {
+        None
+    }
+    /// Runs a periodic update and returns the time of the next one.
+    fn on_timer(&mut self, _env: &mut QueueEnv) -> Option<Time> {
+        None
+    }
+    /// The algorithm's internal state for traces and tests, e.g. `[("avg", 12.3), ("p", 0.01)]`.
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// A queue discipline as written in a scenario: `queue = { kind = "red", limit = 200, ... }`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QueueConfig {
+    #[serde(alias = "dt")]
+    DropTail(droptail::Config),
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig::DropTail(droptail::Config::default())
+    }
+}
+
+impl QueueConfig {
+    /// Builds the discipline for a link.
+    pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        match self {
+            QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
+        }
+    }
+
+    /// Short name for tables and file names.
+    pub fn name(&self) -> &'static str {
+        match self {
+            QueueConfig::DropTail(_) => "droptail",
+        }
+    }
+
+    /// Checks parameter ranges; the error names the offending field.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        match self {
+            QueueConfig::DropTail(c) => c.validate(),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testutil {
+    //! Drives a discipline by hand with scripted arrivals and departures.
+    use super::*;
+    use crate::net::Packet;
+
+    pub struct Harness {
+        pub packets: PacketArena,
+        pub rng: Rng,
+        pub actions: Vec<QueueAction>,
+        pub link: LinkInfo,
+        pub now: Time,
+    }
+
+    impl Harness {
+        pub fn new(rate_bps: u64, delay: Time) -> Self {
+            Harness {
+                packets: PacketArena::default(),
+                rng: crate::sim::rng::from_seed(1),
+                actions: Vec::new(),
+                link: LinkInfo { rate_bps, delay },
+                now: 0,
+            }
+        }
+
+        pub fn packet(&mut self, size: u32, ecn: Ecn) -> PacketId {
+            self.packets.alloc(Packet { size, payload: size.saturating_sub(40), ecn, ..Default::default() })
+        }
+
+        pub fn env(&mut self) -> QueueEnv<'_> {
+            QueueEnv {
+                now: self.now,
+                link: self.link,
+                packets: &mut self.packets,
+                rng: &mut self.rng,
+                actions: &mut self.actions,
+            }
+        }
+
+        /// Offers a fresh packet and returns what happened to it (None = stored unmarked).
+        pub fn arrive(&mut self, q: &mut dyn QueueDisc, size: u32, ecn: Ecn) -> Option<QueueAction> {
+            let id = self.packet(size, ecn);
+            self.actions.clear();
+            q.enqueue(id, &mut self.env());
+            self.actions.iter().copied().find(|a| match a {
+                QueueAction::Dropped(p, _) | QueueAction::Marked(p) => *p == id,
+            })
+        }
+
+        pub fn depart(&mut self, q: &mut dyn QueueDisc) -> Option<PacketId> {
+            self.actions.clear();
+            q.dequeue(&mut self.env())
+        }
+    }
+}

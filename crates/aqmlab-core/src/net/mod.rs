@@ -1,0 +1,5 @@
+//! Packets, nodes, links and routes.
+
+pub mod packet;
+
+pub use packet::{flags, Ecn, Packet, PacketArena, PacketId, Proto};

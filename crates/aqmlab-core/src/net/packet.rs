@@ -1,0 +1,120 @@
+//! Packets and the slab they live in.
+//!
+//! A packet is created once by its sender, travels through links and queues as a `PacketId` (a `u32`
+//! index into the arena) and is freed when it is delivered or dropped: no allocation per packet.
+
+use crate::sim::Time;
+
+pub type PacketId = u32;
+
+/// The IP ECN field (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ecn {
+    #[default]
+    NotEct,
+    Ect0,
+    Ect1,
+    Ce,
+}
+
+impl Ecn {
+    /// True when a router may set CE instead of dropping (ECT(0), ECT(1), or already CE).
+    pub fn is_capable(self) -> bool {
+        !matches!(self, Ecn::NotEct)
+    }
+}
+
+/// TCP header flags carried by a packet (bit set).
+pub mod flags {
+    pub const SYN: u8 = 1;
+    pub const ACK: u8 = 2;
+    pub const FIN: u8 = 4;
+    /// ECN-Echo: the receiver saw CE.
+    pub const ECE: u8 = 8;
+    /// Congestion Window Reduced: the sender reacted to ECE.
+    pub const CWR: u8 = 16;
+}
+
+/// What a packet carries, for routing it to the right agent at its destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Proto {
+    #[default]
+    Tcp,
+    Udp,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Packet {
+    /// Bytes on the wire (headers included).
+    pub size: u32,
+    /// Application payload bytes (0 for pure ACKs and control segments).
+    pub payload: u32,
+    pub proto: Proto,
+    pub ecn: Ecn,
+    /// TCP flags (see [`flags`]).
+    pub flags: u8,
+    /// True for packets sent by the connection's passive side (server → client).
+    pub from_responder: bool,
+    /// Flow (TCP connection or UDP flow) index, unique in the run.
+    pub flow: u32,
+    /// Traffic class of the flow, for per-class counters.
+    pub class: u16,
+    /// Index of the route this packet follows and the next hop on it.
+    pub route: u32,
+    pub hop: u16,
+    /// TCP sequence number of the first payload byte (or of SYN/FIN), in bytes.
+    pub seq: u64,
+    /// TCP cumulative acknowledgement (next byte expected).
+    pub ack: u64,
+    /// Time the packet entered its current queue (for sojourn-time AQMs and queue delay metrics).
+    pub enqueued_at: Time,
+    /// Time the sender created the packet.
+    pub sent_at: Time,
+}
+
+impl Packet {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// A slab of packets with a free list.
+#[derive(Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+}
+
+impl PacketArena {
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+
+    pub fn free(&mut self, id: PacketId) {
+        self.free.push(id);
+    }
+
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Packets currently alive (allocated and not freed).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Slots ever allocated: the high-water mark of live packets.
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}

@@ -1,0 +1,9 @@
+//! The discrete-event core: integer nanosecond time, the event queue and seeded random streams.
+
+pub mod events;
+pub mod rng;
+pub mod time;
+
+pub use events::EventQueue;
+pub use rng::{stream, Rng};
+pub use time::{Time, NS_PER_SEC};

@@ -1,0 +1,1 @@
+//! Traffic generators: the applications that drive TCP connections and UDP flows.
