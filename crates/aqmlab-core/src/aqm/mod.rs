@@ -127,7 +127,7 @@ pub trait QueueDisc: Send {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QueueConfig {
-    #[serde(alias = "dt")]
+    #[serde(rename = "droptail", alias = "dt", alias = "drop_tail")]
     DropTail(droptail::Config),
 }
 

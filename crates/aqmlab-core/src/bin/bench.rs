@@ -1,1 +1,53 @@
-fn main() {}
+//! Benchmark driver: runs a scenario file and prints wall time, peak RSS and link forwards per second.
+//!
+//! `aqmlab-bench SCENARIO.toml [key=value ...]` — overrides as in `aqmlab run --set`.
+
+use std::time::Instant;
+
+fn peak_rss_mb() -> f64 {
+    // VmHWM in /proc/self/status is the peak resident set size in kB (Linux).
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_owned))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(path) = args.first() else {
+        eprintln!("usage: aqmlab-bench SCENARIO.toml [key=value ...]");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("{path}: {e}");
+        std::process::exit(2)
+    });
+    let model = aqmlab_core::load(&text, path, &args[1..], None).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    });
+    let t0 = Instant::now();
+    let r = aqmlab_core::run(model, None);
+    let wall = t0.elapsed().as_secs_f64();
+    let bottleneck = r.links.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a link");
+    let goodput: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
+    println!(
+        "{{\"simulator\": \"aqmlab\", \"scenario\": \"{}\", \"flows\": {}, \"wall_s\": {:.3}, \"peak_rss_mb\": {:.1}, \
+\"events\": {}, \"link_forwards\": {}, \"forwards_per_s\": {:.0}, \"goodput_mbps\": {:.3}, \"bottleneck\": \"{}\", \
+\"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}}}",
+        r.summary.name,
+        r.summary.flows,
+        wall,
+        peak_rss_mb(),
+        r.summary.events,
+        r.summary.link_forwards,
+        r.summary.link_forwards as f64 / wall,
+        goodput / 1e6,
+        bottleneck.link,
+        bottleneck.drops,
+        bottleneck.utilization,
+        bottleneck.q_sample_mean_pkts,
+        bottleneck.q_sample_std_pkts,
+    );
+}

@@ -1,0 +1,282 @@
+//! Streaming measurements: per-link counters by traffic class, exact time-weighted queue statistics,
+//! periodic queue samples, and the result tables a run returns.
+//!
+//! Nothing here grows with simulated time except the optional sample and trace columns, whose size the
+//! scenario chooses (sampled links × duration / interval).
+
+use crate::aqm::DropReason;
+use crate::sim::{time, Time};
+use serde::Serialize;
+
+/// Exact time average (and second moment) of a piecewise-constant signal such as a queue length.
+#[derive(Clone, Debug, Default)]
+pub struct TimeWeighted {
+    value: f64,
+    last: Time,
+    start: Time,
+    area: f64,
+    area2: f64,
+    max: f64,
+}
+
+impl TimeWeighted {
+    /// The signal changes to `v` at `now`.
+    pub fn set(&mut self, now: Time, v: f64) {
+        let dt = (now - self.last) as f64;
+        self.area += self.value * dt;
+        self.area2 += self.value * self.value * dt;
+        self.last = now;
+        self.value = v;
+        self.max = self.max.max(v);
+    }
+
+    /// Forgets everything before `now` (the end of the warm-up).
+    pub fn restart(&mut self, now: Time) {
+        self.set(now, self.value);
+        self.start = now;
+        self.area = 0.0;
+        self.area2 = 0.0;
+        self.max = self.value;
+    }
+
+    /// (mean, standard deviation, max) over [restart time, now].
+    pub fn stats(&self, now: Time) -> (f64, f64, f64) {
+        let mut s = self.clone();
+        s.set(now, self.value);
+        let span = (now - s.start) as f64;
+        if span <= 0.0 {
+            return (s.value, 0.0, s.value);
+        }
+        let mean = s.area / span;
+        let var = (s.area2 / span - mean * mean).max(0.0);
+        (mean, var.sqrt(), s.max)
+    }
+}
+
+/// Packet and byte counters of one traffic class at one link direction.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ClassCounters {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    /// Buffer overflow ("forced") drops.
+    pub drops_overflow: u64,
+    /// Early (AQM) drops of packets the AQM chose to drop.
+    pub drops_early: u64,
+    /// Early drops of non-ECN-capable packets the AQM would have marked.
+    pub drops_not_ect: u64,
+    pub drop_bytes: u64,
+    pub marks: u64,
+}
+
+impl ClassCounters {
+    pub fn drops(&self) -> u64 {
+        self.drops_overflow + self.drops_early + self.drops_not_ect
+    }
+
+    pub fn count_drop(&mut self, reason: DropReason, bytes: u32) {
+        match reason {
+            DropReason::Overflow => self.drops_overflow += 1,
+            DropReason::Early => self.drops_early += 1,
+            DropReason::NotEct => self.drops_not_ect += 1,
+        }
+        self.drop_bytes += bytes as u64;
+    }
+
+    fn add(&mut self, o: &ClassCounters) {
+        self.arrivals += o.arrivals;
+        self.arrival_bytes += o.arrival_bytes;
+        self.departures += o.departures;
+        self.departure_bytes += o.departure_bytes;
+        self.drops_overflow += o.drops_overflow;
+        self.drops_early += o.drops_early;
+        self.drops_not_ect += o.drops_not_ect;
+        self.drop_bytes += o.drop_bytes;
+        self.marks += o.marks;
+    }
+}
+
+/// Everything measured at one link direction.
+#[derive(Clone, Debug, Default)]
+pub struct LinkMetrics {
+    pub by_class: Vec<ClassCounters>,
+    pub q_pkts: TimeWeighted,
+    pub q_bytes: TimeWeighted,
+    /// Packets put on the wire over the whole run (for the speed benchmark).
+    pub forwards: u64,
+}
+
+impl LinkMetrics {
+    pub fn new(classes: usize) -> Self {
+        LinkMetrics { by_class: vec![ClassCounters::default(); classes.max(1)], ..Default::default() }
+    }
+
+    pub fn total(&self) -> ClassCounters {
+        let mut t = ClassCounters::default();
+        for c in &self.by_class {
+            t.add(c);
+        }
+        t
+    }
+}
+
+/// One row of the `links` table.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkRow {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub queue: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    #[serde(flatten)]
+    pub counters: ClassCounters,
+    pub drops: u64,
+    /// Drops ÷ arrivals.
+    pub loss_rate: f64,
+    /// Bits put on the wire ÷ (rate × measurement window).
+    pub utilization: f64,
+    /// Time-weighted mean / std / max of waiting packets and bytes over the window.
+    pub q_mean_pkts: f64,
+    pub q_std_pkts: f64,
+    pub q_max_pkts: f64,
+    pub q_mean_bytes: f64,
+    pub q_std_bytes: f64,
+    /// Mean / std of the periodic samples (NaN when the link is not sampled).
+    pub q_sample_mean_pkts: f64,
+    pub q_sample_std_pkts: f64,
+    pub q_samples: u64,
+    /// The discipline's internal state at the end (e.g. `avg=31.2 p=0.01`).
+    pub queue_state: String,
+}
+
+/// One row of the `link_classes` table.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkClassRow {
+    pub link: String,
+    pub class: String,
+    #[serde(flatten)]
+    pub counters: ClassCounters,
+    pub drops: u64,
+    pub loss_rate: f64,
+}
+
+/// One row of the `flows` table.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowRow {
+    pub flow: u32,
+    pub group: String,
+    pub class: String,
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub start_s: f64,
+    /// Payload bytes delivered in order to the receiving application in the window.
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    pub packets_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    /// Smoothed RTT at the end (TCP), seconds.
+    pub srtt_s: f64,
+    pub cwnd: f64,
+}
+
+/// Queue-length samples of the sampled links, column-wise.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct QueueSamples {
+    pub link: Vec<u32>,
+    pub t: Vec<f64>,
+    pub q_pkts: Vec<u32>,
+    pub q_bytes: Vec<u64>,
+}
+
+/// Congestion-window trace of the traced flows, column-wise.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CwndTrace {
+    pub flow: Vec<u32>,
+    pub t: Vec<f64>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<f64>,
+}
+
+impl CwndTrace {
+    pub fn push(&mut self, flow: u32, now: Time, cwnd: f64, ssthresh: f64) {
+        self.flow.push(flow);
+        self.t.push(time::to_secs(now));
+        self.cwnd.push(cwnd);
+        self.ssthresh.push(ssthresh);
+    }
+}
+
+/// Run-level facts.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub name: String,
+    pub seed: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub aqmlab_version: String,
+    pub events: u64,
+    /// Packets put on the wire by all links over the whole run.
+    pub link_forwards: u64,
+    /// Most packets alive at once (slab high-water mark).
+    pub packets_peak: u64,
+    pub flows: u64,
+    /// True when the run was stopped early by the caller (e.g. Ctrl-C).
+    pub interrupted: bool,
+    pub end_s: f64,
+}
+
+/// Everything a run returns.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    pub summary: Summary,
+    pub links: Vec<LinkRow>,
+    pub link_classes: Vec<LinkClassRow>,
+    pub flows: Vec<FlowRow>,
+    /// Names of the links referenced by `queue_samples.link`.
+    pub sample_link_names: Vec<String>,
+    pub queue_samples: QueueSamples,
+    pub cwnd_trace: CwndTrace,
+}
+
+/// Mean and standard deviation of a sample.
+pub fn mean_std(xs: impl Iterator<Item = f64>) -> (f64, f64, u64) {
+    let (mut n, mut s, mut s2) = (0u64, 0.0, 0.0);
+    for x in xs {
+        n += 1;
+        s += x;
+        s2 += x * x;
+    }
+    if n == 0 {
+        return (f64::NAN, f64::NAN, 0);
+    }
+    let m = s / n as f64;
+    (m, (s2 / n as f64 - m * m).max(0.0).sqrt(), n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_weighted_mean_and_std_of_a_square_wave() {
+        // 0 for 1 s, 2 for 1 s, 0 for 2 s: mean 0.5, E[x²] = 1, std = sqrt(1 - 0.25).
+        let mut tw = TimeWeighted::default();
+        tw.set(1_000_000_000, 2.0);
+        tw.set(2_000_000_000, 0.0);
+        let (m, s, max) = tw.stats(4_000_000_000);
+        assert!((m - 0.5).abs() < 1e-12);
+        assert!((s - 0.75f64.sqrt()).abs() < 1e-12);
+        assert_eq!(max, 2.0);
+        // After a restart only later values count.
+        tw.restart(4_000_000_000);
+        tw.set(5_000_000_000, 4.0);
+        let (m, _, _) = tw.stats(6_000_000_000);
+        assert!((m - 2.0).abs() < 1e-12);
+    }
+}

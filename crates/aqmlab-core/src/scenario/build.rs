@@ -1,0 +1,386 @@
+//! Resolves a parsed scenario into a `Model`: numbered nodes and link directions, routes, flows with
+//! their start times and TCP options. Every semantic error (unknown node, missing route, bad parameter)
+//! is reported with the field path and its line in the file.
+
+use super::{locate, FlowGroup, FlowKind, NodeSel, Pairing, Scenario, ScenarioError, StartSpec};
+use crate::aqm::{LinkInfo, QueueConfig};
+use crate::net::routing::Graph;
+use crate::sim::{rng, Time};
+use crate::tcp::TcpConfig;
+use rand::Rng as _;
+use std::collections::HashMap;
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct LinkModel {
+    /// `"A->B"`.
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub info: LinkInfo,
+    pub queue: QueueConfig,
+}
+
+#[derive(Clone, Debug)]
+pub enum FlowModelKind {
+    TcpBulk { tcp: u16, bytes: Option<u64> },
+    Udp { size: u32, interval: Time, poisson: bool, stop: Time },
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowModel {
+    pub group: String,
+    pub class: u16,
+    pub src: u32,
+    pub dst: u32,
+    /// Route of packets src → dst and of packets dst → src (ACKs).
+    pub route: u32,
+    pub reverse_route: u32,
+    pub start: Time,
+    pub kind: FlowModelKind,
+}
+
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Time,
+    pub warmup: Time,
+    pub sample_interval: Time,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkModel>,
+    /// Each route is the list of link directions it crosses.
+    pub routes: Vec<Vec<u32>>,
+    pub tcp_configs: Vec<TcpConfig>,
+    pub classes: Vec<String>,
+    pub flows: Vec<FlowModel>,
+    pub sample_links: Vec<u32>,
+    pub trace_cwnd: Vec<u32>,
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn err(&self, path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+        let path = path.into();
+        ScenarioError {
+            file: self.file.into(),
+            line: locate::line_of(self.text, &path),
+            path,
+            message: message.into(),
+        }
+    }
+}
+
+/// Builds the model; `text` and `file` locate errors.
+pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioError> {
+    let cx = Ctx { text, file };
+    if s.duration.0 == 0 {
+        return Err(cx.err("duration", "a positive duration"));
+    }
+    if s.measure.warmup >= s.duration {
+        return Err(cx.err("measure.warmup", "a warm-up shorter than the duration"));
+    }
+    if s.measure.sample_interval.0 == 0 {
+        return Err(cx.err("measure.sample_interval", "a positive interval"));
+    }
+
+    // Nodes: declared ones first, then in order of first mention by a link.
+    let mut nodes: Vec<String> = Vec::new();
+    let mut index: HashMap<String, u32> = HashMap::new();
+    let mut add_node = |name: &str, nodes: &mut Vec<String>| -> u32 {
+        *index.entry(name.to_string()).or_insert_with(|| {
+            nodes.push(name.to_string());
+            (nodes.len() - 1) as u32
+        })
+    };
+    for n in &s.nodes {
+        add_node(&n.name, &mut nodes);
+    }
+    let mut specs: Vec<(String, super::LinkSpec)> =
+        s.links.iter().enumerate().map(|(i, l)| (format!("links[{i}]"), l.clone())).collect();
+    if let Some(d) = &s.dumbbell {
+        if d.pairs == 0 {
+            return Err(cx.err("dumbbell.pairs", "at least 1 pair of hosts"));
+        }
+        specs.extend(d.links().into_iter().map(|l| ("dumbbell".to_string(), l)));
+    }
+    if specs.is_empty() {
+        return Err(cx.err("links", "at least one link (a [[links]] table or a [dumbbell])"));
+    }
+
+    let mut links = Vec::with_capacity(specs.len() * 2);
+    for (path, l) in &specs {
+        if l.a == l.b {
+            return Err(
+                cx.err(format!("{path}.b"), format!("a node other than `{}` (a link joins two nodes)", l.a))
+            );
+        }
+        let a = add_node(&l.a, &mut nodes);
+        let b = add_node(&l.b, &mut nodes);
+        let info = LinkInfo { rate_bps: l.rate.0, delay: l.delay.0 };
+        let default_q = l.queue.clone().unwrap_or_default();
+        for (from, to, q, field) in [(a, b, &l.queue_ab, "queue_ab"), (b, a, &l.queue_ba, "queue_ba")] {
+            let queue = q.clone().unwrap_or_else(|| default_q.clone());
+            if let Err((f, expected)) = queue.validate() {
+                let field = if q.is_some() { field } else { "queue" };
+                return Err(cx.err(format!("{path}.{field}.{f}"), expected));
+            }
+            links.push(LinkModel {
+                name: format!("{}->{}", nodes[from as usize], nodes[to as usize]),
+                from,
+                to,
+                info,
+                queue,
+            });
+        }
+    }
+    let graph = Graph::new(nodes.len(), links.iter().map(|l| (l.from, l.to)));
+    let node_id = |name: &str, path: &str| -> Result<u32, ScenarioError> {
+        index.get(name).copied().ok_or_else(|| {
+            cx.err(
+                path,
+                format!("a node name; `{name}` is not a node of this scenario (nodes: {})", preview(&nodes)),
+            )
+        })
+    };
+
+    // Explicit routes override shortest paths for their (from, to) pair.
+    let mut explicit: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+    for (i, r) in s.routes.iter().enumerate() {
+        let path = format!("routes[{i}]");
+        if r.path.len() < 2 || r.path.first() != Some(&r.from) || r.path.last() != Some(&r.to) {
+            return Err(
+                cx.err(format!("{path}.path"), "a list of nodes starting with `from` and ending with `to`")
+            );
+        }
+        let mut hops = Vec::new();
+        for (k, w) in r.path.windows(2).enumerate() {
+            let a = node_id(&w[0], &format!("{path}.path[{k}]"))?;
+            let b = node_id(&w[1], &format!("{path}.path[{}]", k + 1))?;
+            hops.push(graph.link_between(a, b).ok_or_else(|| {
+                cx.err(
+                    format!("{path}.path[{}]", k + 1),
+                    format!("a neighbour of `{}`; no link joins it to `{}`", w[0], w[1]),
+                )
+            })?);
+        }
+        explicit.insert(
+            (node_id(&r.from, &format!("{path}.from"))?, node_id(&r.to, &format!("{path}.to"))?),
+            hops,
+        );
+    }
+    let mut routes: Vec<Vec<u32>> = Vec::new();
+    let mut route_ids: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut route = |src: u32, dst: u32, path: &str| -> Result<u32, ScenarioError> {
+        if let Some(&id) = route_ids.get(&(src, dst)) {
+            return Ok(id);
+        }
+        let hops = match explicit.get(&(src, dst)) {
+            Some(h) => h.clone(),
+            None => graph.shortest_path(src, dst).ok_or_else(|| {
+                cx.err(path, format!("a destination reachable from `{}`; there is no route to `{}` (add links or a [[routes]] entry)", nodes[src as usize], nodes[dst as usize]))
+            })?,
+        };
+        routes.push(hops);
+        let id = (routes.len() - 1) as u32;
+        route_ids.insert((src, dst), id);
+        Ok(id)
+    };
+
+    // TCP options: the top-level table, overridden field by field by each group's.
+    let base_tcp = s.tcp.clone().unwrap_or_default();
+    let mut tcp_configs: Vec<TcpConfig> = Vec::new();
+    let mut classes: Vec<String> = Vec::new();
+    let mut flows = Vec::new();
+    for (g, group) in s.flows.iter().enumerate() {
+        let path = format!("flows[{g}]");
+        let name = if group.name.is_empty() { format!("group{g}") } else { group.name.clone() };
+        let class_name = group.class.clone().unwrap_or_else(|| name.clone());
+        let class = match classes.iter().position(|c| *c == class_name) {
+            Some(c) => c,
+            None => {
+                classes.push(class_name);
+                classes.len() - 1
+            }
+        } as u16;
+        let pairs = endpoints(group, s, &path, &cx)?;
+        let count = match (group.count, &group.between) {
+            (Some(0), _) => return Err(cx.err(format!("{path}.count"), "at least 1 flow")),
+            (Some(c), _) => c,
+            (None, Some(_)) => pairs.len() as u32,
+            (None, None) => 1,
+        };
+        let kind = match group.kind {
+            FlowKind::TcpBulk => {
+                let mut table = base_tcp.clone();
+                if let Some(t) = &group.tcp {
+                    table.extend(t.clone());
+                }
+                let cfg: TcpConfig =
+                    serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+                        let field = e.path().to_string();
+                        cx.err(format!("{path}.tcp.{field}"), e.into_inner().message().trim().to_string())
+                    })?;
+                if let Err((f, expected)) = cfg.validate() {
+                    return Err(cx.err(format!("{path}.tcp.{f}"), expected));
+                }
+                let id = match tcp_configs.iter().position(|c| *c == cfg) {
+                    Some(i) => i,
+                    None => {
+                        tcp_configs.push(cfg);
+                        tcp_configs.len() - 1
+                    }
+                };
+                FlowModelKind::TcpBulk { tcp: id as u16, bytes: group.bytes.map(|b| b.0) }
+            }
+            FlowKind::UdpCbr | FlowKind::UdpPoisson => {
+                let rate = group
+                    .rate
+                    .ok_or_else(|| cx.err(format!("{path}.rate"), "a sending rate for a UDP flow group"))?;
+                let size = group.packet_size.map(|b| b.0).unwrap_or(1000);
+                if size == 0 || size > 65_535 {
+                    return Err(
+                        cx.err(format!("{path}.packet_size"), "a datagram size between 1 and 65535 bytes")
+                    );
+                }
+                FlowModelKind::Udp {
+                    size: size as u32,
+                    interval: crate::sim::time::tx_time(size as u32, rate.0),
+                    poisson: group.kind == FlowKind::UdpPoisson,
+                    stop: group.stop.map(|d| d.0).unwrap_or(s.duration.0),
+                }
+            }
+        };
+        let mut start_rng = rng::stream(s.seed, &format!("group/{name}/start"));
+        for i in 0..count {
+            let (src_name, dst_name) = &pairs[i as usize % pairs.len()];
+            let src = node_id(src_name, &format!("{path}.src"))?;
+            let dst = node_id(dst_name, &format!("{path}.dst"))?;
+            if src == dst {
+                return Err(
+                    cx.err(format!("{path}.dst"), format!("a node other than the source `{src_name}`"))
+                );
+            }
+            let start = match &group.start {
+                StartSpec::At(d) => d.0,
+                StartSpec::Spread { spread } => (spread.0 as u128 * i as u128 / count as u128) as Time,
+                StartSpec::Uniform { uniform: [lo, hi] } => {
+                    if hi < lo {
+                        return Err(cx.err(
+                            format!("{path}.start.uniform"),
+                            "[earliest, latest] with earliest <= latest",
+                        ));
+                    }
+                    lo.0 + (start_rng.gen::<f64>() * (hi.0 - lo.0) as f64) as Time
+                }
+            };
+            flows.push(FlowModel {
+                group: name.clone(),
+                class,
+                src,
+                dst,
+                route: route(src, dst, &format!("{path}.dst"))?,
+                reverse_route: route(dst, src, &format!("{path}.src"))?,
+                start,
+                kind: kind.clone(),
+            });
+        }
+    }
+
+    let link_index = |name: &str, path: &str| -> Result<u32, ScenarioError> {
+        links.iter().position(|l| l.name == name).map(|i| i as u32).ok_or_else(|| {
+            cx.err(path, format!("a link direction such as `{}`; `{name}` is not one", links[0].name))
+        })
+    };
+    let mut sample_links = Vec::new();
+    for (i, name) in s.measure.sample_links.iter().enumerate() {
+        if name == "all" {
+            sample_links = (0..links.len() as u32).collect();
+            break;
+        }
+        sample_links.push(link_index(name, &format!("measure.sample_links[{i}]"))?);
+    }
+    for (i, &f) in s.measure.trace_cwnd.iter().enumerate() {
+        if f as usize >= flows.len() {
+            return Err(
+                cx.err(format!("measure.trace_cwnd[{i}]"), format!("a flow id below {}", flows.len()))
+            );
+        }
+    }
+
+    Ok(Model {
+        name: s.name.clone(),
+        seed: s.seed,
+        duration: s.duration.0,
+        warmup: s.measure.warmup.0,
+        sample_interval: s.measure.sample_interval.0,
+        nodes,
+        links,
+        routes,
+        tcp_configs,
+        classes,
+        flows,
+        sample_links,
+        trace_cwnd: s.measure.trace_cwnd.clone(),
+    })
+}
+
+/// The (src, dst) node names a group's flows cycle through.
+fn endpoints(
+    g: &FlowGroup,
+    s: &Scenario,
+    path: &str,
+    cx: &Ctx,
+) -> Result<Vec<(String, String)>, ScenarioError> {
+    if let Some(between) = &g.between {
+        let d = match (between.as_str(), &s.dumbbell) {
+            ("dumbbell", Some(d)) => d,
+            ("dumbbell", None) => {
+                return Err(cx.err(format!("{path}.between"), "a [dumbbell] table to place flows on"))
+            }
+            _ => return Err(cx.err(format!("{path}.between"), format!("\"dumbbell\", found {between:?}"))),
+        };
+        return Ok((0..d.pairs)
+            .map(|i| {
+                let (l, r) = (d.left_host(i), d.right_host(i));
+                if g.reverse {
+                    (r, l)
+                } else {
+                    (l, r)
+                }
+            })
+            .collect());
+    }
+    let src = g
+        .src
+        .as_ref()
+        .map(NodeSel::names)
+        .ok_or_else(|| cx.err(format!("{path}.src"), "a source node (or `between`)"))?;
+    let dst = g
+        .dst
+        .as_ref()
+        .map(NodeSel::names)
+        .ok_or_else(|| cx.err(format!("{path}.dst"), "a destination node (or `between`)"))?;
+    if src.is_empty() || dst.is_empty() {
+        return Err(cx.err(format!("{path}.src"), "at least one source and one destination node"));
+    }
+    Ok(match g.pairing {
+        Pairing::Zip => {
+            let n = src.len().max(dst.len());
+            (0..n).map(|i| (src[i % src.len()].clone(), dst[i % dst.len()].clone())).collect()
+        }
+        Pairing::Cross => src.iter().flat_map(|a| dst.iter().map(move |b| (a.clone(), b.clone()))).collect(),
+    })
+}
+
+fn preview(nodes: &[String]) -> String {
+    let mut s: Vec<&str> = nodes.iter().take(8).map(String::as_str).collect();
+    if nodes.len() > 8 {
+        s.push("…");
+    }
+    s.join(", ")
+}

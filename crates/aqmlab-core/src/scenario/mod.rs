@@ -1,0 +1,395 @@
+//! The scenario format: a TOML file parsed into typed structures, with overrides (`--set key=value`)
+//! and errors that name the file, the line, the field path and what was expected.
+//!
+//! See `scenarios/example.toml` for an annotated example of every table.
+
+pub mod build;
+pub mod error;
+pub mod locate;
+pub mod units;
+
+pub use error::ScenarioError;
+
+use crate::aqm::QueueConfig;
+use serde::Deserialize;
+use units::{Bytes, Duration, Rate};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name used in summaries and file names.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Run seed: every random stream is derived from it and the component's name.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time.
+    pub duration: Duration,
+    #[serde(default)]
+    pub measure: Measure,
+    /// TCP options shared by every flow group (each group may override fields in its own `tcp`).
+    #[serde(default)]
+    pub tcp: Option<toml::Table>,
+    #[serde(default)]
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// A dumbbell builder: `pairs` hosts on each side of one bottleneck.
+    pub dumbbell: Option<Dumbbell>,
+    /// Explicit routes; every other path is the shortest path in hops.
+    #[serde(default)]
+    pub routes: Vec<RouteSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowGroup>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// What to measure, and from when.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Measure {
+    /// Nothing before this time is counted (warm-up).
+    pub warmup: Duration,
+    /// Interval of the queue-length samples.
+    pub sample_interval: Duration,
+    /// Link directions (`"A->B"`) whose queue is sampled; `["all"]` samples every link.
+    pub sample_links: Vec<String>,
+    /// Flow ids whose congestion window is traced at every change.
+    pub trace_cwnd: Vec<u32>,
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure {
+            warmup: Duration(0),
+            sample_interval: Duration::from_secs(0.01),
+            sample_links: Vec::new(),
+            trace_cwnd: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+}
+
+/// A full-duplex point-to-point link: two directions with the same rate and delay, each with a queue.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub a: String,
+    pub b: String,
+    pub rate: Rate,
+    pub delay: Duration,
+    /// Queue of both directions, unless `queue_ab` / `queue_ba` say otherwise (default drop-tail 50).
+    pub queue: Option<QueueConfig>,
+    pub queue_ab: Option<QueueConfig>,
+    pub queue_ba: Option<QueueConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    /// Sender/receiver host pairs: left hosts `{left}0..`, right hosts `{right}0..`.
+    pub pairs: u32,
+    #[serde(default = "default_left")]
+    pub left: String,
+    #[serde(default = "default_right")]
+    pub right: String,
+    /// Router names (left, right).
+    #[serde(default = "default_routers")]
+    pub routers: [String; 2],
+    pub bottleneck_rate: Rate,
+    pub bottleneck_delay: Duration,
+    /// Queue of the left→right bottleneck direction.
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Queue of the right→left direction (default: same as `queue`).
+    pub reverse_queue: Option<QueueConfig>,
+    pub access_rate: Rate,
+    /// One-way delay of each access link: a duration, or `{ from, to }` spread linearly over the pairs.
+    pub access_delay: Spread,
+    /// Queue of the access links (default drop-tail 1000, which never drops at these rates).
+    pub access_queue: Option<QueueConfig>,
+}
+
+fn default_left() -> String {
+    "S".into()
+}
+fn default_right() -> String {
+    "R".into()
+}
+fn default_routers() -> [String; 2] {
+    ["A".into(), "B".into()]
+}
+
+/// A duration that may vary linearly with the index of a host or flow.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Spread {
+    Fixed(Duration),
+    Linear { from: Duration, to: Duration },
+}
+
+impl Spread {
+    /// The value for item `i` of `n`.
+    pub fn at(&self, i: u32, n: u32) -> Duration {
+        match self {
+            Spread::Fixed(d) => *d,
+            Spread::Linear { from, to } => {
+                if n <= 1 {
+                    *from
+                } else {
+                    let f = i as f64 / (n - 1) as f64;
+                    Duration(from.0 + ((to.0 as f64 - from.0 as f64) * f).round() as u64)
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    pub from: String,
+    pub to: String,
+    /// Nodes in order, from `from` to `to` inclusive.
+    pub path: Vec<String>,
+}
+
+/// One or several node names; flow `i` of a group uses entry `i mod len`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum NodeSel {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl NodeSel {
+    pub fn names(&self) -> Vec<String> {
+        match self {
+            NodeSel::One(s) => vec![s.clone()],
+            NodeSel::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// How the flows of a group are spread over `src` × `dst`.
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pairing {
+    /// Flow i: src[i mod |src|] → dst[i mod |dst|].
+    #[default]
+    Zip,
+    /// Flow i: the (i mod |src|·|dst|)-th of all (src, dst) combinations, src-major.
+    Cross,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// A TCP connection from src to dst sending `bytes` (forever if absent).
+    TcpBulk,
+    /// UDP datagrams of `packet_size` at a constant `rate`.
+    UdpCbr,
+    /// UDP datagrams of `packet_size` with exponential gaps, mean rate `rate`.
+    UdpPoisson,
+}
+
+/// When the flows of a group start.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum StartSpec {
+    At(Duration),
+    /// Flow i of n starts at `i · spread / n`.
+    Spread {
+        spread: Duration,
+    },
+    /// Uniformly random in [lo, hi), from the group's own stream.
+    Uniform {
+        uniform: [Duration; 2],
+    },
+}
+
+impl Default for StartSpec {
+    fn default() -> Self {
+        StartSpec::At(Duration(0))
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroup {
+    /// Group name (default `group<k>`); also the default traffic class.
+    #[serde(default)]
+    pub name: String,
+    pub kind: FlowKind,
+    /// Number of flows (default 1, or one per pair with `between = "dumbbell"`).
+    pub count: Option<u32>,
+    /// `"dumbbell"`: flow i runs from left host i to right host i (`reverse = true`: right to left).
+    pub between: Option<String>,
+    #[serde(default)]
+    pub reverse: bool,
+    pub src: Option<NodeSel>,
+    pub dst: Option<NodeSel>,
+    #[serde(default)]
+    pub pairing: Pairing,
+    #[serde(default)]
+    pub start: StartSpec,
+    /// Flows stop sending at this time (UDP) — TCP bulk flows run until done or the end.
+    pub stop: Option<Duration>,
+    /// Traffic class for per-class counters (default: the group name).
+    pub class: Option<String>,
+    /// TCP options overriding the top-level `[tcp]` table.
+    pub tcp: Option<toml::Table>,
+    /// Bytes to send (TCP bulk); absent = unlimited.
+    pub bytes: Option<Bytes>,
+    /// Sending rate (UDP).
+    pub rate: Option<Rate>,
+    /// Datagram size on the wire (UDP), default 1000 B.
+    pub packet_size: Option<Bytes>,
+}
+
+/// Applies `key=value` overrides to a TOML document. Keys are dotted paths; array elements are
+/// numbers (`flows.0.tcp.ecn=true`). Values are TOML (`3`, `"red"`, `{ kind = "pi" }`); anything that
+/// does not parse as TOML is taken as a string.
+pub fn apply_overrides(text: &str, overrides: &[String], file: &str) -> Result<String, ScenarioError> {
+    if overrides.is_empty() {
+        return Ok(text.to_string());
+    }
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| ScenarioError {
+        file: file.into(),
+        line: e.span().map(|s| text[..s.start].matches('\n').count() + 1),
+        path: String::new(),
+        message: e.message().trim().to_string(),
+    })?;
+    for ov in overrides {
+        let err =
+            |m: String| ScenarioError { file: "--set".into(), line: None, path: ov.clone(), message: m };
+        let (key, value) = ov.split_once('=').ok_or_else(|| err("expected key=value".into()))?;
+        let value: toml_edit::Value =
+            value.trim().parse().unwrap_or_else(|_| toml_edit::Value::from(value.trim()));
+        let parts: Vec<&str> = key.trim().split('.').collect();
+        let mut item = doc.as_item_mut();
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            if let Ok(idx) = part.parse::<usize>() {
+                let len = match &*item {
+                    toml_edit::Item::ArrayOfTables(a) => a.len(),
+                    toml_edit::Item::Value(toml_edit::Value::Array(a)) => a.len(),
+                    _ => return Err(err(format!("`{part}` indexes something that is not an array"))),
+                };
+                if idx >= len {
+                    return Err(err(format!("index {idx} is out of range (the array has {len} entries)")));
+                }
+                item = &mut item[idx];
+            } else {
+                if !item.is_table_like() {
+                    return Err(err(format!("`{part}` is inside a value that is not a table")));
+                }
+                if item.get(part).is_none() {
+                    item[part] = if last { toml_edit::Item::None } else { toml_edit::table() };
+                }
+                item = &mut item[part];
+            }
+            if last {
+                *item = toml_edit::Item::Value(value.clone());
+            }
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// Parses scenario text; `file` is used in error messages.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+            .or_else(|| locate::line_of(text, &path));
+        ScenarioError {
+            file: file.into(),
+            line,
+            path: if path == "." { String::new() } else { path },
+            message: inner.message().trim().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+duration = "1s"
+[[links]]
+a = "x"
+b = "y"
+rate = "10Mbps"
+delay = "1ms"
+"#;
+
+    #[test]
+    fn parses_a_minimal_scenario() {
+        let s = parse(MINIMAL, "m.toml").unwrap();
+        assert_eq!(s.duration.0, 1_000_000_000);
+        assert_eq!(s.links[0].rate.0, 10_000_000);
+        assert_eq!(s.seed, 1);
+    }
+
+    #[test]
+    fn unknown_field_names_file_line_and_path() {
+        let text = format!("{MINIMAL}colour = \"blue\"\n");
+        let e = parse(&text, "m.toml").unwrap_err();
+        assert_eq!(e.file, "m.toml");
+        assert_eq!(e.line, Some(8));
+        assert!(e.message.contains("unknown field `colour`"), "{e}");
+        assert!(e.message.contains("expected one of"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_is_reported_with_path() {
+        let text = MINIMAL.replace("\"10Mbps\"", "true");
+        let e = parse(&text, "m.toml").unwrap_err();
+        assert_eq!(e.path, "links[0].rate");
+        assert_eq!(e.line, Some(6));
+        assert!(e.message.contains("rate"), "{e}");
+    }
+
+    #[test]
+    fn negative_rate_is_rejected() {
+        let text = MINIMAL.replace("\"10Mbps\"", "\"-10Mbps\"");
+        let e = parse(&text, "m.toml").unwrap_err();
+        assert_eq!(e.path, "links[0].rate");
+        assert!(e.message.contains("positive rate"), "{e}");
+    }
+
+    #[test]
+    fn overrides_set_nested_values_and_array_elements() {
+        let text = apply_overrides(
+            MINIMAL,
+            &["links.0.rate=\"20Mbps\"".into(), "seed=7".into(), "measure.warmup=2".into()],
+            "m.toml",
+        )
+        .unwrap();
+        let s = parse(&text, "m.toml").unwrap();
+        assert_eq!(s.links[0].rate.0, 20_000_000);
+        assert_eq!(s.seed, 7);
+        assert_eq!(s.measure.warmup.0, 2_000_000_000);
+        let e = apply_overrides(MINIMAL, &["links.3.rate=1".into()], "m.toml").unwrap_err();
+        assert!(e.message.contains("out of range"));
+        // A bare word is a string.
+        let t = apply_overrides(MINIMAL, &["name=bench".into()], "m.toml").unwrap();
+        assert_eq!(parse(&t, "m.toml").unwrap().name, "bench");
+    }
+}

@@ -1,0 +1,195 @@
+//! Quantities with units as written in scenarios: durations (`"10ms"` or seconds as a number), rates
+//! (`"100Mbps"` or bit/s as a number) and byte sizes (`"16KiB"`, `"1500B"` or bytes as a number).
+
+use crate::sim::{time, Time};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+use std::fmt;
+
+/// A non-negative duration, stored in nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Duration(pub Time);
+
+/// A link or sending rate in bit/s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Rate(pub u64);
+
+/// A size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Bytes(pub u64);
+
+impl Duration {
+    pub fn secs(self) -> f64 {
+        time::to_secs(self.0)
+    }
+    pub fn from_secs(s: f64) -> Self {
+        Duration(time::secs(s))
+    }
+}
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
+    // "1e3ms": a trailing 'e' that starts no exponent belongs to the unit; keep it simple: retry shorter.
+    let mut cut = end;
+    while cut > 0 {
+        if let Ok(v) = s[..cut].parse::<f64>() {
+            return Some((v, s[cut..].trim()));
+        }
+        cut -= 1;
+    }
+    None
+}
+
+/// Parses `"10ms"`, `"1.5s"`, `"2min"`, `"250us"`, `"100ns"`; a bare number means seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("a duration like \"10ms\" or \"1.5s\", found {s:?}"))?;
+    let scale = match unit {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("a duration unit (ns, us, ms, s, min, h), found {unit:?} in {s:?}")),
+    };
+    to_duration(v * scale).map_err(|e| format!("{e} (in {s:?})"))
+}
+
+fn to_duration(secs: f64) -> Result<Duration, String> {
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("a non-negative duration, found {secs} s"));
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// Parses `"100Mbps"`, `"1Gbps"`, `"10Mb/s"`, `"64kbps"`, `"9600bps"`; a bare number means bit/s.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| format!("a rate like \"100Mbps\", found {s:?}"))?;
+    let unit = unit.trim_end_matches("/s").trim_end_matches("ps").trim_end_matches("bit");
+    let scale = match unit {
+        "" | "b" => 1.0,
+        "k" | "K" | "kb" | "Kb" => 1e3,
+        "M" | "Mb" => 1e6,
+        "G" | "Gb" => 1e9,
+        _ => return Err(format!("a rate unit (bps, kbps, Mbps, Gbps), found {s:?}")),
+    };
+    to_rate(v * scale).map_err(|e| format!("{e} (in {s:?})"))
+}
+
+fn to_rate(bps: f64) -> Result<Rate, String> {
+    if !bps.is_finite() || bps <= 0.0 {
+        return Err(format!("a positive rate, found {bps} bit/s"));
+    }
+    Ok(Rate(bps.round() as u64))
+}
+
+/// Parses `"1500B"`, `"16KiB"`, `"16KB"` (1000), `"1MB"`; a bare number means bytes.
+pub fn parse_bytes(s: &str) -> Result<Bytes, String> {
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("a size like \"1500B\" or \"16KiB\", found {s:?}"))?;
+    let scale = match unit {
+        "" | "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "KiB" => 1024.0,
+        "MB" => 1e6,
+        "MiB" => 1048576.0,
+        "GB" => 1e9,
+        _ => return Err(format!("a size unit (B, KB, KiB, MB, MiB, GB), found {s:?}")),
+    };
+    let b = v * scale;
+    if !b.is_finite() || b < 0.0 {
+        return Err(format!("a non-negative size, found {s:?}"));
+    }
+    Ok(Bytes(b.round() as u64))
+}
+
+macro_rules! quantity_serde {
+    ($ty:ident, $parse:ident, $from_num:expr, $to_num:expr, $what:literal) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($what)
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
+                        $parse(s).map_err(E::custom)
+                    }
+                    fn visit_f64<E: de::Error>(self, v: f64) -> Result<$ty, E> {
+                        $from_num(v).map_err(E::custom)
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$ty, E> {
+                        $from_num(v as f64).map_err(E::custom)
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$ty, E> {
+                        $from_num(v as f64).map_err(E::custom)
+                    }
+                }
+                d.deserialize_any(V)
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_f64($to_num(self))
+            }
+        }
+    };
+}
+
+quantity_serde!(
+    Duration,
+    parse_duration,
+    to_duration,
+    |d: &Duration| d.secs(),
+    "a duration such as \"10ms\" or a number of seconds"
+);
+quantity_serde!(
+    Rate,
+    parse_rate,
+    to_rate,
+    |r: &Rate| r.0 as f64,
+    "a rate such as \"100Mbps\" or a number of bit/s"
+);
+quantity_serde!(
+    Bytes,
+    parse_bytes,
+    |v: f64| parse_bytes(&v.to_string()),
+    |b: &Bytes| b.0 as f64,
+    "a size such as \"1500B\" or a number of bytes"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10ms").unwrap().0, 10_000_000);
+        assert_eq!(parse_duration("1.5").unwrap().0, 1_500_000_000);
+        assert_eq!(parse_duration("2min").unwrap().0, 120_000_000_000);
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("10 parsecs").is_err());
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("100Mbps").unwrap().0, 100_000_000);
+        assert_eq!(parse_rate("1Gbps").unwrap().0, 1_000_000_000);
+        assert_eq!(parse_rate("10Mb/s").unwrap().0, 10_000_000);
+        assert_eq!(parse_rate("64kbps").unwrap().0, 64_000);
+        assert!(parse_rate("-5Mbps").is_err());
+        assert!(parse_rate("0").is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_bytes("16KiB").unwrap().0, 16384);
+        assert_eq!(parse_bytes("1500B").unwrap().0, 1500);
+        assert_eq!(parse_bytes("1MB").unwrap().0, 1_000_000);
+    }
+}

@@ -1,0 +1,652 @@
+//! One end of a TCP connection: sender (NewReno, RTO, ECN) and receiver (delayed ACKs, reassembly).
+//!
+//! The endpoint never touches the network: it creates packets into [`TcpIo::out`] and asks for timers
+//! through [`TcpIo::timers`]; the engine routes the packets and schedules the events.
+
+use super::rtt::RttEstimator;
+use super::timer::{LazyTimer, TimerOutcome};
+use super::{TcpConfig, HEADER_BYTES};
+use crate::net::{flags, Ecn, Packet, PacketArena, PacketId, Proto};
+use crate::sim::Time;
+
+/// Which timer of an endpoint an event belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerKind {
+    Retransmit,
+    DelayedAck,
+}
+
+/// What an endpoint needs from the engine while it handles one event.
+pub struct TcpIo<'a> {
+    pub now: Time,
+    pub packets: &'a mut PacketArena,
+    /// Packets to inject at this endpoint's node, in order.
+    pub out: &'a mut Vec<PacketId>,
+    /// Timer events to schedule.
+    pub timers: &'a mut Vec<(TimerKind, Time)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Initiator,
+    Responder,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Idle,
+    SynSent,
+    SynReceived,
+    Established,
+}
+
+/// The congestion action that last changed the window (ns-2 `last_cwnd_action_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum CwndAction {
+    None,
+    Dupack,
+    Timeout,
+    Ecn,
+    Exited,
+}
+
+/// Counters of one endpoint.
+#[derive(Clone, Debug, Default)]
+pub struct TcpStats {
+    /// Segments sent (data, control and pure ACKs).
+    pub segments_sent: u64,
+    /// Data or SYN/FIN segments sent again.
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Window reductions caused by ECN-Echo.
+    pub ecn_reductions: u64,
+    /// Payload bytes delivered in order to the application.
+    pub bytes_delivered: u64,
+}
+
+/// What receiving one packet meant for the application.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivery {
+    /// The handshake completed with this packet.
+    pub established: bool,
+    /// Payload bytes newly delivered in order.
+    pub bytes: u64,
+    /// The peer's FIN was delivered (all its data has arrived).
+    pub fin: bool,
+}
+
+pub struct Endpoint {
+    pub role: Role,
+    state: State,
+    /// Fields stamped on every packet this endpoint sends.
+    flow: u32,
+    class: u16,
+    route: u32,
+    ecn_ok: bool,
+
+    // Sender.
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// One past the last byte the application has written (data starts at sequence 1).
+    app_end: u64,
+    closing: bool,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    dupwnd: f64,
+    dupacks: u32,
+    recover: u64,
+    last_action: CwndAction,
+    first_partial: bool,
+    cwr_pending: bool,
+    /// The segment being timed for an RTT sample: (sequence it must be acked past, send time).
+    timing: Option<(u64, Time)>,
+    rtt: RttEstimator,
+    rto_timer: LazyTimer,
+
+    // Receiver.
+    rcv_nxt: u64,
+    /// Out-of-order byte ranges [start, end), sorted and disjoint.
+    ooo: Vec<(u64, u64)>,
+    peer_fin: Option<u64>,
+    fin_delivered: bool,
+    unacked_segments: u32,
+    ece_pending: bool,
+    delack_timer: LazyTimer,
+
+    pub stats: TcpStats,
+}
+
+impl Endpoint {
+    /// `boot_offset` is the phase of this endpoint's RTT clock in [0, tick), drawn by the caller.
+    pub fn new(role: Role, cfg: &TcpConfig, flow: u32, class: u16, route: u32, boot_offset: Time) -> Self {
+        Endpoint {
+            role,
+            state: State::Idle,
+            flow,
+            class,
+            route,
+            ecn_ok: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            app_end: 1,
+            closing: false,
+            cwnd: cfg.init_cwnd,
+            ssthresh: cfg.max_window as f64,
+            dupwnd: 0.0,
+            dupacks: 0,
+            recover: 0,
+            last_action: CwndAction::None,
+            first_partial: false,
+            cwr_pending: false,
+            timing: None,
+            rtt: RttEstimator::new(cfg.tick.0, boot_offset, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
+            rto_timer: LazyTimer::default(),
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            peer_fin: None,
+            fin_delivered: false,
+            unacked_segments: 0,
+            ece_pending: false,
+            delack_timer: LazyTimer::default(),
+            stats: TcpStats::default(),
+        }
+    }
+
+    pub fn is_established(&self) -> bool {
+        self.state == State::Established
+    }
+
+    /// True when this side's FIN has been acknowledged and the peer's FIN delivered.
+    pub fn is_closed(&self) -> bool {
+        self.fin_delivered && self.closing && self.snd_una > self.app_end
+    }
+
+    /// Bytes written by the application and not yet acknowledged.
+    pub fn unacked_bytes(&self) -> u64 {
+        self.app_end.saturating_sub(self.snd_una.max(1))
+    }
+
+    pub fn srtt_secs(&self) -> f64 {
+        self.rtt.srtt_secs()
+    }
+
+    /// Starts the handshake (initiator).
+    pub fn connect(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        debug_assert_eq!(self.role, Role::Initiator);
+        self.state = State::SynSent;
+        self.send_syn(cfg, io);
+    }
+
+    /// Queues `bytes` more application data for sending.
+    pub fn write(&mut self, cfg: &TcpConfig, bytes: u64, io: &mut TcpIo) {
+        debug_assert!(!self.closing, "write after close");
+        self.app_end += bytes;
+        if self.state == State::Established {
+            self.send_much(cfg, io);
+        }
+    }
+
+    /// Closes the sending direction: a FIN follows the data already written.
+    pub fn close(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        if self.closing {
+            return;
+        }
+        self.closing = true;
+        if self.state == State::Established {
+            self.send_much(cfg, io);
+        }
+    }
+
+    /// Handles a timer event of this endpoint.
+    pub fn on_timer(&mut self, cfg: &TcpConfig, kind: TimerKind, io: &mut TcpIo) {
+        let timer = match kind {
+            TimerKind::Retransmit => &mut self.rto_timer,
+            TimerKind::DelayedAck => &mut self.delack_timer,
+        };
+        match timer.on_event(io.now) {
+            TimerOutcome::Ignore => {}
+            TimerOutcome::Reschedule(t) => io.timers.push((kind, t)),
+            TimerOutcome::Fire => match kind {
+                TimerKind::Retransmit => self.on_rto(cfg, io),
+                TimerKind::DelayedAck => {
+                    if self.unacked_segments > 0 {
+                        self.send_ack(io);
+                    }
+                }
+            },
+        }
+    }
+
+    /// Handles a packet from the peer.
+    pub fn on_packet(&mut self, cfg: &TcpConfig, pkt: &Packet, io: &mut TcpIo) -> Delivery {
+        let mut d = Delivery::default();
+        if pkt.has(flags::SYN) {
+            self.on_syn(cfg, pkt, io, &mut d);
+            return d;
+        }
+        if self.state == State::SynReceived && pkt.has(flags::ACK) && pkt.ack >= 1 {
+            self.state = State::Established;
+            self.snd_una = 1;
+            self.snd_nxt = self.snd_nxt.max(1);
+            self.rto_timer.cancel();
+            self.take_rtt_sample(1, io.now);
+            d.established = true;
+        }
+        if self.state != State::Established {
+            return d; // stray segment before the handshake
+        }
+        let sent_before = io.out.len();
+        if pkt.has(flags::ACK) {
+            let pure = pkt.payload == 0 && !pkt.has(flags::FIN);
+            self.on_ack(cfg, pkt.ack, pkt.has(flags::ECE), pure, io);
+        }
+        let mut ack_now = false;
+        if pkt.payload > 0 || pkt.has(flags::FIN) {
+            if pkt.has(flags::CWR) {
+                self.ece_pending = false;
+            }
+            if pkt.ecn == Ecn::Ce {
+                self.ece_pending = true;
+            }
+            ack_now = self.receive(cfg, pkt, io, &mut d);
+        }
+        if d.established && self.app_end > self.snd_nxt {
+            self.send_much(cfg, io);
+        }
+        let piggybacked = io.out[sent_before..].iter().any(|&id| io.packets.get(id).payload > 0);
+        if ack_now && !piggybacked {
+            self.send_ack(io);
+        }
+        d
+    }
+
+    // ----- handshake -------------------------------------------------------------------------------
+
+    fn send_syn(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        let mut f = flags::SYN;
+        if cfg.ecn {
+            f |= flags::ECE | flags::CWR;
+        }
+        if self.snd_max > 0 {
+            self.stats.retransmits += 1;
+        } else {
+            self.timing = Some((1, io.now));
+        }
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.emit(0, 0, f, Ecn::NotEct, io);
+        self.arm_rto(io);
+    }
+
+    fn on_syn(&mut self, cfg: &TcpConfig, pkt: &Packet, io: &mut TcpIo, d: &mut Delivery) {
+        match (self.role, self.state) {
+            (Role::Responder, State::Idle | State::SynReceived) => {
+                // A first SYN, or a retransmitted one because our SYN-ACK was lost: (re)send SYN-ACK.
+                self.rcv_nxt = 1;
+                self.ecn_ok = cfg.ecn && pkt.has(flags::ECE) && pkt.has(flags::CWR);
+                if self.state == State::SynReceived {
+                    self.stats.retransmits += 1;
+                    self.timing = None;
+                } else {
+                    self.timing = Some((1, io.now));
+                }
+                self.state = State::SynReceived;
+                self.snd_nxt = 1;
+                self.snd_max = 1;
+                let f = flags::SYN | flags::ACK | if self.ecn_ok { flags::ECE } else { 0 };
+                self.emit(0, 0, f, Ecn::NotEct, io);
+                self.arm_rto(io);
+            }
+            (Role::Initiator, State::SynSent) if pkt.has(flags::ACK) && pkt.ack == 1 => {
+                self.rcv_nxt = 1;
+                self.ecn_ok = cfg.ecn && pkt.has(flags::ECE);
+                self.state = State::Established;
+                self.snd_una = 1;
+                self.rto_timer.cancel();
+                self.take_rtt_sample(1, io.now);
+                d.established = true;
+                let before = io.out.len();
+                self.send_much(cfg, io);
+                if io.out.len() == before {
+                    self.send_ack(io);
+                }
+            }
+            (Role::Initiator, State::Established) => self.send_ack(io), // duplicate SYN-ACK: our ACK was lost
+            _ => {}
+        }
+    }
+
+    // ----- sender ----------------------------------------------------------------------------------
+
+    /// Effective window in segments: `min(cwnd + dupwnd, max_window)` (ns-2 `window()`).
+    fn window(&self, cfg: &TcpConfig) -> f64 {
+        (self.cwnd + self.dupwnd).min(cfg.max_window as f64)
+    }
+
+    /// Sends new data (and the FIN) as far as the window allows.
+    fn send_much(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        let allowed = (self.window(cfg).floor().max(1.0) as u64) * cfg.mss as u64;
+        let mut sent = 0;
+        while self.snd_nxt <= self.app_end {
+            let len = (self.app_end - self.snd_nxt).min(cfg.mss as u64);
+            let fin = self.closing && self.snd_nxt + len == self.app_end;
+            if len == 0 && !fin {
+                break;
+            }
+            if len > 0 && self.snd_nxt - self.snd_una + len > allowed {
+                break;
+            }
+            self.send_segment(self.snd_nxt, cfg, io);
+            sent += 1;
+            if cfg.max_burst > 0 && sent >= cfg.max_burst {
+                break;
+            }
+        }
+    }
+
+    /// Sends the segment starting at `seq` (new data, a retransmission, or the FIN) and advances
+    /// `snd_nxt` past it when it is the next one in sequence.
+    fn send_segment(&mut self, seq: u64, cfg: &TcpConfig, io: &mut TcpIo) {
+        let len = self.app_end.saturating_sub(seq).min(cfg.mss as u64);
+        let fin = self.closing && seq + len == self.app_end;
+        let end = seq + len + fin as u64;
+        let mut f = flags::ACK | if fin { flags::FIN } else { 0 };
+        let ecn = if self.ecn_ok && len > 0 { Ecn::Ect0 } else { Ecn::NotEct };
+        if seq < self.snd_max {
+            self.stats.retransmits += 1;
+        } else {
+            if self.cwr_pending && len > 0 {
+                f |= flags::CWR;
+                self.cwr_pending = false;
+            }
+            if self.timing.is_none() {
+                self.timing = Some((end, io.now));
+            }
+        }
+        self.emit(seq, len as u32, f, ecn, io);
+        if seq == self.snd_nxt {
+            self.snd_nxt = end;
+        }
+        self.snd_max = self.snd_max.max(end);
+        if !self.rto_timer.is_armed() {
+            self.arm_rto(io);
+        }
+    }
+
+    fn on_ack(&mut self, cfg: &TcpConfig, ack: u64, ece: bool, pure: bool, io: &mut TcpIo) {
+        let ece = ece && self.ecn_ok;
+        if ece {
+            self.on_ecn_echo(ack, cfg);
+        }
+        if ack > self.snd_una {
+            let partial = self.last_action == CwndAction::Dupack && ack < self.recover;
+            if partial {
+                self.on_partial_ack(ack, cfg, io);
+            } else {
+                self.on_new_ack(ack, ece, io);
+            }
+        } else if ack == self.snd_una && pure && self.snd_max > self.snd_una {
+            self.on_dupack(cfg, io);
+        }
+        if self.dupacks == 0 || self.dupacks >= cfg.dupack_threshold {
+            self.send_much(cfg, io);
+        }
+    }
+
+    fn on_new_ack(&mut self, ack: u64, ece: bool, io: &mut TcpIo) {
+        if self.dupwnd > 0.0 {
+            self.dupwnd = 0.0;
+            if self.last_action == CwndAction::Dupack {
+                self.last_action = CwndAction::Exited;
+            }
+        }
+        self.first_partial = false;
+        self.dupacks = 0;
+        self.take_rtt_sample(ack, io.now);
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        if !ece {
+            self.cwnd += if self.cwnd < self.ssthresh { 1.0 } else { 1.0 / self.cwnd };
+        }
+        self.restart_or_cancel_rto(io);
+    }
+
+    /// A partial ACK during fast recovery: deflate the window by what was acked, retransmit the next
+    /// hole, and restart the timer only on the first one (ns-2 `partialnewack_helper`).
+    fn on_partial_ack(&mut self, ack: u64, cfg: &TcpConfig, io: &mut TcpIo) {
+        if !self.first_partial {
+            self.first_partial = true;
+            self.arm_rto(io);
+        }
+        let acked_segments = (ack - self.snd_una).div_ceil(cfg.mss as u64) as f64;
+        if self.dupwnd > acked_segments {
+            self.dupwnd -= acked_segments - 1.0;
+        } else {
+            self.cwnd = (self.cwnd - (acked_segments - self.dupwnd)).max(1.0);
+            self.dupwnd = 0.0;
+        }
+        if matches!(self.timing, Some((end, _)) if ack >= end) {
+            self.timing = None;
+            self.rtt.backoff = 1;
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.send_segment(self.snd_una, cfg, io);
+    }
+
+    fn on_dupack(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        self.dupacks += 1;
+        let k = cfg.dupack_threshold;
+        if self.dupacks == k {
+            self.fast_retransmit(cfg, io);
+            self.dupwnd = k as f64;
+        } else if self.dupacks > k {
+            self.dupwnd += 1.0;
+        } else if cfg.limited_transmit {
+            // One new segment beyond cwnd per early duplicate ACK (RFC 3042, ns-2 `send_one`).
+            let len = self.app_end.saturating_sub(self.snd_nxt).min(cfg.mss as u64);
+            let outstanding = self.snd_nxt - self.snd_una + len;
+            let limit = (self.cwnd + self.dupacks as f64).min(cfg.max_window as f64) * cfg.mss as f64;
+            if len > 0 && outstanding as f64 <= limit {
+                self.send_segment(self.snd_nxt, cfg, io);
+            }
+        }
+    }
+
+    /// The third duplicate ACK (ns-2 NewReno `dupack_action`).
+    fn fast_retransmit(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        let recovered = self.snd_una > self.recover;
+        if !recovered {
+            if self.ecn_ok && self.last_action == CwndAction::Ecn {
+                // The window was already halved for ECN in this window: retransmit without halving.
+                self.last_action = CwndAction::Dupack;
+                self.timing = None;
+                self.arm_rto(io);
+                self.send_segment(self.snd_una, cfg, io);
+            }
+            return; // "careful" NewReno: no second fast retransmit in one window
+        }
+        self.recover = self.snd_max;
+        self.last_action = CwndAction::Dupack;
+        self.timing = None;
+        self.halve(cfg);
+        self.stats.fast_retransmits += 1;
+        self.arm_rto(io);
+        self.send_segment(self.snd_una, cfg, io);
+    }
+
+    /// ssthresh = cwnd = floor(min(cwnd, max_window)) / 2, ssthresh at least 2 (ns-2 `slowdown`).
+    fn halve(&mut self, cfg: &TcpConfig) {
+        let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
+        self.ssthresh = half.max(2.0);
+        self.cwnd = half.max(1.0);
+        if self.ecn_ok {
+            self.cwr_pending = true;
+        }
+    }
+
+    fn on_ecn_echo(&mut self, ack: u64, cfg: &TcpConfig) {
+        if ack > self.recover || self.last_action == CwndAction::Timeout {
+            self.recover = self.snd_max;
+            self.last_action = CwndAction::Ecn;
+            self.halve(cfg);
+            self.stats.ecn_reductions += 1;
+        }
+    }
+
+    fn on_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        self.stats.timeouts += 1;
+        self.rtt.back_off();
+        match self.state {
+            State::SynSent => return self.send_syn(cfg, io),
+            State::SynReceived => {
+                self.stats.retransmits += 1;
+                let f = flags::SYN | flags::ACK | if self.ecn_ok { flags::ECE } else { 0 };
+                self.timing = None;
+                self.emit(0, 0, f, Ecn::NotEct, io);
+                return self.arm_rto(io);
+            }
+            State::Idle => return,
+            State::Established => {}
+        }
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        self.recover = self.snd_max;
+        self.last_action = CwndAction::Timeout;
+        let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
+        self.ssthresh = half.max(2.0);
+        self.cwnd = 1.0;
+        self.dupwnd = 0.0;
+        self.dupacks = 0;
+        self.first_partial = false;
+        self.timing = None;
+        self.snd_nxt = self.snd_una; // go back N
+        self.arm_rto(io);
+        self.send_much(cfg, io);
+    }
+
+    fn take_rtt_sample(&mut self, ack: u64, now: Time) {
+        if let Some((end, sent)) = self.timing {
+            if ack >= end {
+                self.rtt.sample(now - sent, now);
+                self.rtt.backoff = 1;
+                self.timing = None;
+            }
+        }
+    }
+
+    fn arm_rto(&mut self, io: &mut TcpIo) {
+        if let Some(t) = self.rto_timer.arm(io.now + self.rtt.timeout()) {
+            io.timers.push((TimerKind::Retransmit, t));
+        }
+    }
+
+    fn restart_or_cancel_rto(&mut self, io: &mut TcpIo) {
+        if self.snd_una < self.snd_max {
+            self.arm_rto(io);
+        } else {
+            self.rto_timer.cancel();
+        }
+    }
+
+    // ----- receiver --------------------------------------------------------------------------------
+
+    /// Accepts a data/FIN segment; returns true when it must be acknowledged at once.
+    fn receive(&mut self, cfg: &TcpConfig, pkt: &Packet, io: &mut TcpIo, d: &mut Delivery) -> bool {
+        let start = pkt.seq;
+        let end = start + pkt.payload as u64;
+        if pkt.has(flags::FIN) {
+            self.peer_fin = Some(end);
+        }
+        if start > self.rcv_nxt {
+            self.insert_ooo(start, end);
+            return true; // out of order: duplicate ACK now
+        }
+        if end <= self.rcv_nxt && (self.fin_delivered || !pkt.has(flags::FIN)) {
+            return true; // old duplicate
+        }
+        let filled_gap = !self.ooo.is_empty();
+        let before = self.rcv_nxt;
+        self.rcv_nxt = self.rcv_nxt.max(end);
+        while let Some(&(s, e)) = self.ooo.first() {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            self.ooo.remove(0);
+        }
+        d.bytes = self.rcv_nxt - before;
+        self.stats.bytes_delivered += d.bytes;
+        if self.peer_fin == Some(self.rcv_nxt) && !self.fin_delivered {
+            self.rcv_nxt += 1;
+            self.fin_delivered = true;
+            d.fin = true;
+            return true;
+        }
+        if filled_gap || !cfg.delayed_ack {
+            return true;
+        }
+        self.unacked_segments += 1;
+        if self.unacked_segments >= cfg.ack_every {
+            return true;
+        }
+        if !self.delack_timer.is_armed() {
+            if let Some(t) = self.delack_timer.arm(io.now + cfg.delack_timeout.0) {
+                io.timers.push((TimerKind::DelayedAck, t));
+            }
+        }
+        false
+    }
+
+    fn insert_ooo(&mut self, start: u64, end: u64) {
+        let i = self.ooo.partition_point(|&(s, _)| s < start);
+        self.ooo.insert(i, (start, end));
+        // Merge overlapping or touching neighbours around i.
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
+        for &(s, e) in &self.ooo {
+            match merged.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        self.ooo = merged;
+    }
+
+    fn send_ack(&mut self, io: &mut TcpIo) {
+        self.emit(self.snd_nxt, 0, flags::ACK, Ecn::NotEct, io);
+    }
+
+    /// Creates one packet; every packet carries the cumulative ACK, which also serves any pending
+    /// delayed ACK.
+    fn emit(&mut self, seq: u64, payload: u32, mut f: u8, ecn: Ecn, io: &mut TcpIo) {
+        if self.ece_pending && f & flags::SYN == 0 {
+            f |= flags::ECE;
+        }
+        if f & flags::ACK != 0 {
+            self.unacked_segments = 0;
+            self.delack_timer.cancel();
+        }
+        self.stats.segments_sent += 1;
+        let id = io.packets.alloc(Packet {
+            size: payload + HEADER_BYTES,
+            payload,
+            proto: Proto::Tcp,
+            ecn,
+            flags: f,
+            from_responder: self.role == Role::Responder,
+            flow: self.flow,
+            class: self.class,
+            route: self.route,
+            hop: 0,
+            seq,
+            ack: self.rcv_nxt,
+            enqueued_at: io.now,
+            sent_at: io.now,
+        });
+        io.out.push(id);
+    }
+}

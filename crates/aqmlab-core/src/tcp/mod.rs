@@ -1,0 +1,112 @@
+//! TCP: one connection type for every application.
+//!
+//! A connection has two endpoints, the initiator (client, index 0) and the responder (server, index 1);
+//! each can send and receive data. Sequence numbers count bytes; the SYN takes sequence 0, data starts at
+//! 1, and the FIN takes the sequence number after the last data byte.
+//!
+//! Congestion control follows ns-2's `Agent/TCP/Newreno` (reference §10): the window is counted in
+//! segments and grows per ACK (slow start +1, congestion avoidance +1/cwnd, no byte counting); fast
+//! retransmit halves `min(cwnd, max_window)`, recovery inflates a separate `dupwnd`, partial ACKs deflate
+//! it and retransmit the next hole (RFC 6582, "careful" variant: no new fast retransmit until the
+//! cumulative ACK passes `recover`); Limited Transmit sends one new segment on each of the first two
+//! duplicate ACKs. The retransmission timer is RFC 6298 with ns-2's tick quantisation ([`rtt`]).
+//! Receivers delay ACKs (every `ack_every`-th in-order segment or after `delack_timeout`) and ACK
+//! out-of-order data at once. ECN follows RFC 3168 with ns-2's choices: data segments (retransmissions
+//! included) are ECT(0), SYN/SYN-ACK/pure ACKs are not; ECE is echoed until CWR; the sender halves at
+//! most once per window and does not open cwnd on ACKs carrying ECE.
+
+pub mod endpoint;
+pub mod rtt;
+pub mod timer;
+
+pub use endpoint::{Endpoint, Role, TcpStats};
+
+use crate::scenario::units::Duration;
+use serde::{Deserialize, Serialize};
+
+/// TCP/IP header bytes added to every segment (ns-2 `tcpip_base_hdr_size_`).
+pub const HEADER_BYTES: u32 = 40;
+
+/// TCP options of a flow group; defaults follow ns-2 (reference §10.2) except `mss`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Payload bytes of a full segment (1460: 1500-byte packets; ns-2's one-way default is 1000).
+    pub mss: u32,
+    /// Initial congestion window in segments (ns-2 `windowInit_` 2).
+    pub init_cwnd: f64,
+    /// Receiver / maximum window in segments (ns-2 `window_` 20).
+    pub max_window: u32,
+    /// Delay ACKs (ns-2 `TCPSink/DelAck`); when false every segment is ACKed at once.
+    pub delayed_ack: bool,
+    /// With delayed ACKs, ACK at once after this many unacknowledged in-order segments (2).
+    pub ack_every: u32,
+    /// Delayed-ACK timer (ns-2 `interval_` 100 ms).
+    pub delack_timeout: Duration,
+    /// Lower bound on the retransmission timeout (ns-2 `minrto_` 200 ms).
+    pub min_rto: Duration,
+    /// Timeout before the first RTT sample (ns-2 `rtxcur_init_` 3 s).
+    pub initial_rto: Duration,
+    /// Upper bound on the (backed-off) timeout (ns-2 `maxrto_` 60 s).
+    pub max_rto: Duration,
+    /// Clock granularity of RTT samples (ns-2 `tcpTick_` 10 ms); 0 = exact RFC 6298.
+    pub tick: Duration,
+    /// Duplicate ACKs that trigger fast retransmit (3).
+    pub dupack_threshold: u32,
+    /// Limited Transmit (RFC 3042; ns-2 `singledup_` 1).
+    pub limited_transmit: bool,
+    /// Negotiate ECN (RFC 3168); both ends of a connection use the flow group's setting.
+    pub ecn: bool,
+    /// Most segments sent in one burst; 0 = unlimited (ns-2 `maxburst_` 0).
+    pub max_burst: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            init_cwnd: 2.0,
+            max_window: 20,
+            delayed_ack: true,
+            ack_every: 2,
+            delack_timeout: Duration::from_secs(0.1),
+            min_rto: Duration::from_secs(0.2),
+            initial_rto: Duration::from_secs(3.0),
+            max_rto: Duration::from_secs(60.0),
+            tick: Duration::from_secs(0.01),
+            dupack_threshold: 3,
+            limited_transmit: true,
+            ecn: false,
+            max_burst: 0,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Checks ranges; the error names the field and what was expected.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let bad = |f: &str, e: &str| Err((f.to_string(), e.to_string()));
+        if self.mss == 0 || self.mss > 65_495 {
+            return bad("mss", "a segment payload between 1 and 65495 bytes");
+        }
+        if self.init_cwnd.is_nan() || self.init_cwnd < 1.0 {
+            return bad("init_cwnd", "an initial window of at least 1 segment");
+        }
+        if self.max_window == 0 {
+            return bad("max_window", "a window of at least 1 segment");
+        }
+        if self.ack_every == 0 {
+            return bad("ack_every", "at least 1 segment");
+        }
+        if self.dupack_threshold == 0 {
+            return bad("dupack_threshold", "at least 1 duplicate ACK");
+        }
+        if self.initial_rto.0 == 0 {
+            return bad("initial_rto", "a positive duration");
+        }
+        if self.max_rto < self.min_rto {
+            return bad("max_rto", "a duration no smaller than min_rto");
+        }
+        Ok(())
+    }
+}
