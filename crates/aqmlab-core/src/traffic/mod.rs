@@ -1,1 +1,3 @@
 //! Traffic generators: the applications that drive TCP connections and UDP flows.
+
+pub mod packmime;
