@@ -1,3 +1,4 @@
 //! Traffic generators: the applications that drive TCP connections and UDP flows.
 
+pub mod packmime;
 pub mod udp;
