@@ -15,12 +15,12 @@
 
 pub mod droptail;
 pub mod fifo;
+pub mod red;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
 use serde::Deserialize;
 
-/// The link a discipline serves: what ns-2's queues read from their attached link.
 #[derive(Clone, Copy, Debug)]
 pub struct LinkInfo {
     pub rate_bps: u64,
@@ -34,7 +34,6 @@ impl LinkInfo {
     }
 }
 
-/// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// Buffer overflow ("forced" drop in ns-2).
@@ -45,14 +44,12 @@ pub enum DropReason {
     NotEct,
 }
 
-/// What a discipline did to a packet, reported to the link for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueAction {
     Dropped(PacketId, DropReason),
     Marked(PacketId),
 }
 
-/// Everything a discipline may touch during one call.
 pub struct QueueEnv<'a> {
     pub now: Time,
     pub link: LinkInfo,
@@ -88,6 +85,17 @@ impl QueueEnv<'_> {
         }
     }
 
+    /// Sets CE on `pkt` if it is ECN-capable and reports the mark; leaves a non-ECT packet alone.
+    /// This is REM's and AVQ's marking mode, where a selected non-ECT packet is neither marked nor
+    /// dropped. Returns whether the packet was marked.
+    pub fn mark_if_capable(&mut self, pkt: PacketId) -> bool {
+        let capable = self.packets.get(pkt).ecn.is_capable();
+        if capable {
+            self.mark(pkt);
+        }
+        capable
+    }
+
     /// A uniform draw on [0, 1).
     pub fn uniform(&mut self) -> f64 {
         use rand::Rng as _;
@@ -99,7 +107,26 @@ impl QueueEnv<'_> {
     }
 }
 
-/// The interface between a link and its queue discipline.
+pub fn byte_scaled(p: f64, size: u32, mean_pktsize: u32) -> f64 {
+    (p * size as f64 / mean_pktsize as f64).min(1.0)
+}
+
+pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
+    if in_bytes {
+        limit as u64 * mean_pktsize as u64
+    } else {
+        limit as u64
+    }
+}
+
+pub(crate) fn ensure(ok: bool, field: &str, expected: &str) -> Result<(), (String, String)> {
+    if ok {
+        Ok(())
+    } else {
+        Err((field.into(), expected.into()))
+    }
+}
+
 pub trait QueueDisc: Send {
     /// Offers an arriving packet; the discipline stores it, marks it, or drops it (or another packet).
     fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv);
@@ -123,12 +150,14 @@ pub trait QueueDisc: Send {
     }
 }
 
-/// A queue discipline as written in a scenario: `queue = { kind = "red", limit = 200, ... }`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QueueConfig {
     #[serde(alias = "dt")]
     DropTail(droptail::Config),
+    /// RED and Adaptive RED (`adaptive = true`), ns-2 `Queue/RED`.
+    #[serde(alias = "ared")]
+    Red(red::Config),
 }
 
 impl Default for QueueConfig {
@@ -142,6 +171,7 @@ impl QueueConfig {
     pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
+            QueueConfig::Red(c) => Box::new(red::Red::new(c.clone(), link)),
         }
     }
 
@@ -149,6 +179,8 @@ impl QueueConfig {
     pub fn name(&self) -> &'static str {
         match self {
             QueueConfig::DropTail(_) => "droptail",
+            QueueConfig::Red(c) if c.adaptive => "ared",
+            QueueConfig::Red(_) => "red",
         }
     }
 
@@ -156,6 +188,7 @@ impl QueueConfig {
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
+            QueueConfig::Red(c) => c.validate(),
         }
     }
 }
