@@ -15,6 +15,7 @@
 
 pub mod droptail;
 pub mod fifo;
+pub mod pi;
 pub mod red;
 
 use crate::net::{Ecn, PacketArena, PacketId};
@@ -158,6 +159,8 @@ pub enum QueueConfig {
     /// RED and Adaptive RED (`adaptive = true`), ns-2 `Queue/RED`.
     #[serde(alias = "ared")]
     Red(red::Config),
+    /// PI controller, ns-2 `Queue/PI`.
+    Pi(pi::Config),
 }
 
 impl Default for QueueConfig {
@@ -172,6 +175,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
             QueueConfig::Red(c) => Box::new(red::Red::new(c.clone(), link)),
+            QueueConfig::Pi(c) => Box::new(pi::Pi::new(c.clone(), link)),
         }
     }
 
@@ -181,6 +185,7 @@ impl QueueConfig {
             QueueConfig::DropTail(_) => "droptail",
             QueueConfig::Red(c) if c.adaptive => "ared",
             QueueConfig::Red(_) => "red",
+            QueueConfig::Pi(_) => "pi",
         }
     }
 
@@ -189,6 +194,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
             QueueConfig::Red(c) => c.validate(),
+            QueueConfig::Pi(c) => c.validate(),
         }
     }
 }
