@@ -17,6 +17,7 @@ pub mod droptail;
 pub mod fifo;
 pub mod pi;
 pub mod red;
+pub mod rem;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
@@ -161,6 +162,8 @@ pub enum QueueConfig {
     Red(red::Config),
     /// PI controller, ns-2 `Queue/PI`.
     Pi(pi::Config),
+    /// Random Exponential Marking, ns-2 `Queue/REM`.
+    Rem(rem::Config),
 }
 
 impl Default for QueueConfig {
@@ -176,6 +179,7 @@ impl QueueConfig {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
             QueueConfig::Red(c) => Box::new(red::Red::new(c.clone(), link)),
             QueueConfig::Pi(c) => Box::new(pi::Pi::new(c.clone(), link)),
+            QueueConfig::Rem(c) => Box::new(rem::Rem::new(c.clone(), link)),
         }
     }
 
@@ -186,6 +190,7 @@ impl QueueConfig {
             QueueConfig::Red(c) if c.adaptive => "ared",
             QueueConfig::Red(_) => "red",
             QueueConfig::Pi(_) => "pi",
+            QueueConfig::Rem(_) => "rem",
         }
     }
 
@@ -195,6 +200,7 @@ impl QueueConfig {
             QueueConfig::DropTail(c) => c.validate(),
             QueueConfig::Red(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),
+            QueueConfig::Rem(c) => c.validate(),
         }
     }
 }
