@@ -13,6 +13,7 @@
 //! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
 //! [`QueueConfig::build`].
 
+pub mod avq;
 pub mod droptail;
 pub mod fifo;
 pub mod pi;
@@ -164,6 +165,9 @@ pub enum QueueConfig {
     Pi(pi::Config),
     /// Random Exponential Marking, ns-2 `Queue/REM`.
     Rem(rem::Config),
+    /// Adaptive Virtual Queue, ns-2 `Queue/Vq`.
+    #[serde(alias = "vq")]
+    Avq(avq::Config),
 }
 
 impl Default for QueueConfig {
@@ -180,6 +184,7 @@ impl QueueConfig {
             QueueConfig::Red(c) => Box::new(red::Red::new(c.clone(), link)),
             QueueConfig::Pi(c) => Box::new(pi::Pi::new(c.clone(), link)),
             QueueConfig::Rem(c) => Box::new(rem::Rem::new(c.clone(), link)),
+            QueueConfig::Avq(c) => Box::new(avq::Avq::new(c.clone(), link)),
         }
     }
 
@@ -191,6 +196,7 @@ impl QueueConfig {
             QueueConfig::Red(_) => "red",
             QueueConfig::Pi(_) => "pi",
             QueueConfig::Rem(_) => "rem",
+            QueueConfig::Avq(_) => "avq",
         }
     }
 
@@ -201,6 +207,7 @@ impl QueueConfig {
             QueueConfig::Red(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),
             QueueConfig::Rem(c) => c.validate(),
+            QueueConfig::Avq(c) => c.validate(),
         }
     }
 }
@@ -258,5 +265,46 @@ pub(crate) mod testutil {
             self.actions.clear();
             q.dequeue(&mut self.env())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> QueueConfig {
+        toml::from_str(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn scenario_kinds_and_ns2_aliases_parse_build_and_validate() {
+        let link = LinkInfo { rate_bps: 10_000_000, delay: 1_000_000 };
+        let cases = [
+            ("kind = \"red\"\nsetbit = true\nlimit = 200", "red"),
+            ("kind = \"red\"\nadaptive = true\ntargetdelay = 0.01", "ared"),
+            ("kind = \"pi\"\nsetbit = true\nqref = 20.0", "pi"),
+            ("kind = \"rem\"\npbo = 20.0\nqib = true\nmarkpkts = true", "rem"),
+            ("kind = \"vq\"\nmarkpkts = true", "avq"),
+            ("kind = \"avq\"\nalpha = 0.15", "avq"),
+        ];
+        for (text, name) in cases {
+            let cfg = parse(text);
+            assert_eq!(cfg.name(), name);
+            assert!(cfg.validate().is_ok(), "{text}");
+            let q = cfg.build(link);
+            assert_eq!(q.len_packets(), 0);
+        }
+        assert!(toml::from_str::<QueueConfig>("kind = \"red\"\nthreshold = 5").is_err());
+        let QueueConfig::Rem(rem) = parse("kind = \"rem\"\npbo = 7.0") else { panic!("not REM") };
+        assert_eq!(rem.qref, 7.0);
+        assert_eq!(parse("kind = \"pi\"\nw = -1.0").validate().unwrap_err().0, "w");
+    }
+
+    #[test]
+    fn byte_scaled_caps_at_one() {
+        assert_eq!(byte_scaled(0.1, 250, 500), 0.05);
+        assert_eq!(byte_scaled(0.5, 1500, 500), 1.0);
+        assert_eq!(buffer_limit(90, true, 500), 45_000);
+        assert_eq!(buffer_limit(90, false, 500), 90);
     }
 }
