@@ -24,6 +24,7 @@ use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
 use serde::Deserialize;
 
+/// The link a discipline serves: what ns-2's queues read from their attached link.
 #[derive(Clone, Copy, Debug)]
 pub struct LinkInfo {
     pub rate_bps: u64,
@@ -37,6 +38,7 @@ impl LinkInfo {
     }
 }
 
+/// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropReason {
     /// Buffer overflow ("forced" drop in ns-2).
@@ -47,12 +49,14 @@ pub enum DropReason {
     NotEct,
 }
 
+/// What a discipline did to a packet, reported to the link for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueAction {
     Dropped(PacketId, DropReason),
     Marked(PacketId),
 }
 
+/// Everything a discipline may touch during one call.
 pub struct QueueEnv<'a> {
     pub now: Time,
     pub link: LinkInfo,
@@ -110,10 +114,14 @@ impl QueueEnv<'_> {
     }
 }
 
+/// ns-2's per-packet byte scaling of a drop/mark probability (`bytes_` in RED and PI, `qib_` in REM):
+/// `p · size / mean_pktsize`, capped at 1, so small packets (ACKs, SYNs) are selected less often.
 pub fn byte_scaled(p: f64, size: u32, mean_pktsize: u32) -> f64 {
     (p * size as f64 / mean_pktsize as f64).min(1.0)
 }
 
+/// A buffer limit in the unit the queue is measured in: `limit` packets, or `limit · mean_pktsize`
+/// bytes in ns-2's "queue in bytes" mode.
 pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
     if in_bytes {
         limit as u64 * mean_pktsize as u64
@@ -122,6 +130,7 @@ pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
     }
 }
 
+/// Parameter check for `validate()`: `Err((field, expected))` unless `ok`.
 pub(crate) fn ensure(ok: bool, field: &str, expected: &str) -> Result<(), (String, String)> {
     if ok {
         Ok(())
@@ -130,6 +139,7 @@ pub(crate) fn ensure(ok: bool, field: &str, expected: &str) -> Result<(), (Strin
     }
 }
 
+/// The interface between a link and its queue discipline.
 pub trait QueueDisc: Send {
     /// Offers an arriving packet; the discipline stores it, marks it, or drops it (or another packet).
     fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv);
@@ -153,13 +163,13 @@ pub trait QueueDisc: Send {
     }
 }
 
+/// A queue discipline as written in a scenario: `queue = { kind = "red", limit = 200, ... }`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QueueConfig {
     #[serde(alias = "dt")]
     DropTail(droptail::Config),
-    /// RED and Adaptive RED (`adaptive = true`), ns-2 `Queue/RED`.
-    #[serde(alias = "ared")]
+    /// RED, and Adaptive RED with `adaptive = true`, ns-2 `Queue/RED`.
     Red(red::Config),
     /// PI controller, ns-2 `Queue/PI`.
     Pi(pi::Config),
