@@ -47,4 +47,13 @@ impl Fifo {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+
+    /// The queue length in the unit the discipline measures it in: bytes or packets.
+    pub fn occupancy(&self, in_bytes: bool) -> u64 {
+        if in_bytes {
+            self.bytes
+        } else {
+            self.q.len() as u64
+        }
+    }
 }

@@ -13,8 +13,12 @@
 //! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
 //! [`QueueConfig::build`].
 
+pub mod avq;
 pub mod droptail;
 pub mod fifo;
+pub mod pi;
+pub mod red;
+pub mod rem;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
@@ -88,6 +92,17 @@ impl QueueEnv<'_> {
         }
     }
 
+    /// Sets CE on `pkt` if it is ECN-capable and reports the mark; leaves a non-ECT packet alone.
+    /// This is REM's and AVQ's marking mode, where a selected non-ECT packet is neither marked nor
+    /// dropped. Returns whether the packet was marked.
+    pub fn mark_if_capable(&mut self, pkt: PacketId) -> bool {
+        let capable = self.packets.get(pkt).ecn.is_capable();
+        if capable {
+            self.mark(pkt);
+        }
+        capable
+    }
+
     /// A uniform draw on [0, 1).
     pub fn uniform(&mut self) -> f64 {
         use rand::Rng as _;
@@ -96,6 +111,31 @@ impl QueueEnv<'_> {
 
     pub fn size(&self, pkt: PacketId) -> u32 {
         self.packets.get(pkt).size
+    }
+}
+
+/// ns-2's per-packet byte scaling of a drop/mark probability (`bytes_` in RED and PI, `qib_` in REM):
+/// `p · size / mean_pktsize`, capped at 1, so small packets (ACKs, SYNs) are selected less often.
+pub fn byte_scaled(p: f64, size: u32, mean_pktsize: u32) -> f64 {
+    (p * size as f64 / mean_pktsize as f64).min(1.0)
+}
+
+/// A buffer limit in the unit the queue is measured in: `limit` packets, or `limit · mean_pktsize`
+/// bytes in ns-2's "queue in bytes" mode.
+pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
+    if in_bytes {
+        limit as u64 * mean_pktsize as u64
+    } else {
+        limit as u64
+    }
+}
+
+/// Parameter check for `validate()`: `Err((field, expected))` unless `ok`.
+pub(crate) fn ensure(ok: bool, field: &str, expected: &str) -> Result<(), (String, String)> {
+    if ok {
+        Ok(())
+    } else {
+        Err((field.into(), expected.into()))
     }
 }
 
@@ -129,6 +169,15 @@ pub trait QueueDisc: Send {
 pub enum QueueConfig {
     #[serde(rename = "droptail", alias = "dt", alias = "drop_tail")]
     DropTail(droptail::Config),
+    /// RED, and Adaptive RED with `adaptive = true`, ns-2 `Queue/RED`.
+    Red(red::Config),
+    /// PI controller, ns-2 `Queue/PI`.
+    Pi(pi::Config),
+    /// Random Exponential Marking, ns-2 `Queue/REM`.
+    Rem(rem::Config),
+    /// Adaptive Virtual Queue, ns-2 `Queue/Vq`.
+    #[serde(alias = "vq")]
+    Avq(avq::Config),
 }
 
 impl Default for QueueConfig {
@@ -142,6 +191,10 @@ impl QueueConfig {
     pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
+            QueueConfig::Red(c) => Box::new(red::Red::new(c.clone(), link)),
+            QueueConfig::Pi(c) => Box::new(pi::Pi::new(c.clone(), link)),
+            QueueConfig::Rem(c) => Box::new(rem::Rem::new(c.clone(), link)),
+            QueueConfig::Avq(c) => Box::new(avq::Avq::new(c.clone(), link)),
         }
     }
 
@@ -149,6 +202,11 @@ impl QueueConfig {
     pub fn name(&self) -> &'static str {
         match self {
             QueueConfig::DropTail(_) => "droptail",
+            QueueConfig::Red(c) if c.adaptive => "ared",
+            QueueConfig::Red(_) => "red",
+            QueueConfig::Pi(_) => "pi",
+            QueueConfig::Rem(_) => "rem",
+            QueueConfig::Avq(_) => "avq",
         }
     }
 
@@ -156,6 +214,10 @@ impl QueueConfig {
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
+            QueueConfig::Red(c) => c.validate(),
+            QueueConfig::Pi(c) => c.validate(),
+            QueueConfig::Rem(c) => c.validate(),
+            QueueConfig::Avq(c) => c.validate(),
         }
     }
 }
@@ -213,5 +275,46 @@ pub(crate) mod testutil {
             self.actions.clear();
             q.dequeue(&mut self.env())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> QueueConfig {
+        toml::from_str(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    #[test]
+    fn scenario_kinds_and_ns2_aliases_parse_build_and_validate() {
+        let link = LinkInfo { rate_bps: 10_000_000, delay: 1_000_000 };
+        let cases = [
+            ("kind = \"red\"\nsetbit = true\nlimit = 200", "red"),
+            ("kind = \"red\"\nadaptive = true\ntargetdelay = 0.01", "ared"),
+            ("kind = \"pi\"\nsetbit = true\nqref = 20.0", "pi"),
+            ("kind = \"rem\"\npbo = 20.0\nqib = true\nmarkpkts = true", "rem"),
+            ("kind = \"vq\"\nmarkpkts = true", "avq"),
+            ("kind = \"avq\"\nalpha = 0.15", "avq"),
+        ];
+        for (text, name) in cases {
+            let cfg = parse(text);
+            assert_eq!(cfg.name(), name);
+            assert!(cfg.validate().is_ok(), "{text}");
+            let q = cfg.build(link);
+            assert_eq!(q.len_packets(), 0);
+        }
+        assert!(toml::from_str::<QueueConfig>("kind = \"red\"\nthreshold = 5").is_err());
+        let QueueConfig::Rem(rem) = parse("kind = \"rem\"\npbo = 7.0") else { panic!("not REM") };
+        assert_eq!(rem.qref, 7.0);
+        assert_eq!(parse("kind = \"pi\"\nw = -1.0").validate().unwrap_err().0, "w");
+    }
+
+    #[test]
+    fn byte_scaled_caps_at_one() {
+        assert_eq!(byte_scaled(0.1, 250, 500), 0.05);
+        assert_eq!(byte_scaled(0.5, 1500, 500), 1.0);
+        assert_eq!(buffer_limit(90, true, 500), 45_000);
+        assert_eq!(buffer_limit(90, false, 500), 90);
     }
 }

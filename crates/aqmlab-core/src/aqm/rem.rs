@@ -1,0 +1,360 @@
+//! REM — Random Exponential Marking (Athuraliya, Li, Low & Yin, "REM: Active Queue Management",
+//! IEEE Network 15(3), 2001), as ns-2.35's `Queue/REM` implements it (reference §5).
+//!
+//! ns-2 behaviours reproduced:
+//! - Price update every `pupdtime` seconds on a timer (`run_updaterule`, first at t = pupdtime):
+//!   `in_avg ← (1−inw)·in_avg + inw·in`, `price ← max(0, price + γ·(in_avg + α·(q − qref) − c))`,
+//!   `prob = 1 − φ^(−price)`, where `in` counts **every** arrival of the period, including those then
+//!   dropped, and `q` is the queue at the update.
+//! - The capacity per period `c = pupdtime · bw / (8 · mean_pktsize)` uses `mean_pktsize` (1000 B) even
+//!   in packet mode, so with 1500-byte packets the link looks 1.5× faster than it is.
+//! - ns-2 hard-codes α = 0.1; here it is the parameter `alpha` (default 0.1).
+//! - Byte mode (`queue_in_bytes`, ns-2 `qib_`): arrivals counted in bytes and converted with
+//!   `/mean_pktsize`, queue and limit in bytes, probability scaled by `size / mean_pktsize`.
+//! - Drop mode (default): enqueue, then drop the arrival if `q_after ≥ limit` (overflow), else drop it
+//!   early with probability `prob`.
+//! - Mark mode (`ecn`, ns-2 `markpkts_`): no early test at arrival; each departing packet is marked with
+//!   probability `prob` if it is ECT. Non-ECT packets are never early-dropped (nor marked).
+
+use super::fifo::Fifo;
+use super::{buffer_limit, byte_scaled, ensure, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use crate::net::PacketId;
+use crate::sim::time::secs;
+use crate::sim::Time;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes in byte mode.
+    pub limit: u32,
+    /// Byte mode: arrivals, queue and limit in bytes, probability scaled by size (ns-2 `qib_`, false).
+    #[serde(alias = "qib")]
+    pub queue_in_bytes: bool,
+    /// Bytes per packet for the capacity and the conversions (ns-2 `mean_pktsize_`, 1000).
+    pub mean_pktsize: u32,
+    /// Price step size γ (ns-2 `gamma_`, 0.001).
+    pub gamma: f64,
+    /// Base φ of the marking probability (ns-2 `phi_`, 1.001).
+    pub phi: f64,
+    /// Target backlog b* in packets (ns-2 `pbo_`, 20).
+    #[serde(alias = "pbo")]
+    pub qref: f64,
+    /// Price update period in seconds (ns-2 `pupdtime_`, 0.002).
+    pub pupdtime: f64,
+    /// EWMA weight of the input-rate estimate; 1 = no smoothing (ns-2 `inw_`, 1).
+    pub inw: f64,
+    /// Weight α of the backlog term (hard-coded 0.1 in ns-2).
+    pub alpha: f64,
+    /// Mark ECT packets at dequeue instead of dropping at arrival (ns-2 `markpkts_`, false).
+    #[serde(alias = "markpkts")]
+    pub ecn: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            limit: 50,
+            queue_in_bytes: false,
+            mean_pktsize: 1000,
+            gamma: 0.001,
+            phi: 1.001,
+            qref: 20.0,
+            pupdtime: 0.002,
+            inw: 1.0,
+            alpha: 0.1,
+            ecn: false,
+        }
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        ensure(self.limit > 0, "limit", "a buffer of at least 1 packet")?;
+        ensure(self.mean_pktsize > 0, "mean_pktsize", "a positive size in bytes")?;
+        ensure(self.gamma.is_finite() && self.gamma >= 0.0, "gamma", "a finite step size >= 0")?;
+        ensure(self.phi.is_finite() && self.phi > 1.0, "phi", "a base > 1")?;
+        ensure(self.qref.is_finite() && self.qref >= 0.0, "qref", "packets >= 0")?;
+        ensure(
+            self.pupdtime.is_finite() && self.pupdtime >= 1e-9,
+            "pupdtime",
+            "an update period of at least 1 ns, in seconds",
+        )?;
+        ensure(self.inw > 0.0 && self.inw <= 1.0, "inw", "a weight in (0, 1]")?;
+        ensure(self.alpha.is_finite() && self.alpha >= 0.0, "alpha", "a finite weight >= 0")
+    }
+}
+
+pub struct Rem {
+    cfg: Config,
+    fifo: Fifo,
+    limit: u64,
+    period: Time,
+    /// Mean-size packets the link can send per update period.
+    capacity: f64,
+    /// Size of the queue's unit in bytes: `mean_pktsize` in byte mode, else 1 packet.
+    unit: f64,
+    /// Arrivals since the last update, in the queue's unit (ns-2 `v_count`).
+    arrivals: f64,
+    in_avg: f64,
+    price: f64,
+    prob: f64,
+}
+
+impl Rem {
+    pub fn new(cfg: Config, link: LinkInfo) -> Self {
+        Rem {
+            fifo: Fifo::default(),
+            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize),
+            period: secs(cfg.pupdtime),
+            capacity: cfg.pupdtime * link.packets_per_sec(cfg.mean_pktsize as f64),
+            unit: if cfg.queue_in_bytes { cfg.mean_pktsize as f64 } else { 1.0 },
+            arrivals: 0.0,
+            in_avg: 0.0,
+            price: 0.0,
+            prob: 0.0,
+            cfg,
+        }
+    }
+
+    fn update(&mut self) {
+        let c = &self.cfg;
+        self.in_avg = self.in_avg * (1.0 - c.inw) + c.inw * self.arrivals / self.unit;
+        let queued = self.fifo.occupancy(c.queue_in_bytes) as f64 / self.unit;
+        let price = self.price + c.gamma * (self.in_avg + c.alpha * (queued - c.qref) - self.capacity);
+        self.price = price.max(0.0);
+        self.prob = 1.0 - c.phi.powf(-self.price);
+        self.arrivals = 0.0;
+    }
+
+    /// True with the (byte-scaled) marking probability for a packet of `size` bytes.
+    fn selected(&self, size: u32, env: &mut QueueEnv) -> bool {
+        let p = if self.cfg.queue_in_bytes {
+            byte_scaled(self.prob, size, self.cfg.mean_pktsize)
+        } else {
+            self.prob
+        };
+        env.uniform() <= p
+    }
+}
+
+impl QueueDisc for Rem {
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+        let size = env.size(pkt);
+        let amount = if self.cfg.queue_in_bytes { size as u64 } else { 1 };
+        self.arrivals += amount as f64;
+        if self.fifo.occupancy(self.cfg.queue_in_bytes) + amount >= self.limit {
+            env.drop(pkt, DropReason::Overflow);
+        } else if !self.cfg.ecn && self.selected(size, env) {
+            env.drop(pkt, DropReason::Early);
+        } else {
+            self.fifo.push(pkt, env.packets, env.now);
+        }
+    }
+
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
+        let pkt = self.fifo.pop(env.packets)?;
+        if self.cfg.ecn && self.selected(env.size(pkt), env) {
+            env.mark_if_capable(pkt);
+        }
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn first_timer(&self) -> Option<Time> {
+        Some(self.period)
+    }
+
+    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
+        self.update();
+        Some(env.now + self.period)
+    }
+
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        vec![("price", self.price), ("p", self.prob), ("in_avg", self.in_avg)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Harness;
+    use crate::aqm::QueueAction;
+    use crate::net::Ecn;
+
+    /// 8 Mb/s with 1000-byte mean packets: 1000 packets/s, c = 2 packets per 2 ms period.
+    const RATE: u64 = 8_000_000;
+
+    /// One update period: `arrive` packets of `size` bytes, then `depart` departures, then the timer.
+    fn period(q: &mut Rem, h: &mut Harness, arrive: usize, depart: usize, size: u32) {
+        for _ in 0..arrive {
+            h.arrive(q, size, Ecn::NotEct);
+        }
+        for _ in 0..depart {
+            h.depart(q);
+        }
+        h.now = q.on_timer(&mut h.env()).unwrap();
+    }
+
+    fn near(x: usize, n: usize, p: f64) -> bool {
+        let mean = n as f64 * p;
+        (x as f64 - mean).abs() <= 4.5 * (mean * (1.0 - p)).sqrt() + 1.0
+    }
+
+    #[test]
+    fn capacity_uses_mean_pktsize_even_in_packet_mode() {
+        let h = Harness::new(100_000_000, 0);
+        let q = Rem::new(Config::default(), h.link);
+        assert_eq!(q.capacity, 0.002 * 100e6 / 8000.0); // 25 "packets" per period
+        assert_eq!(q.first_timer(), Some(secs(0.002)));
+    }
+
+    #[test]
+    fn price_follows_the_update_rule() {
+        let mut h = Harness::new(RATE, 0);
+        let mut q = Rem::new(Config { ecn: true, limit: 1000, ..Default::default() }, h.link);
+        h.now = q.first_timer().unwrap();
+        let (gamma, alpha, qref, c) = (0.001, 0.1, 20.0, 2.0);
+        let mut price = 0.0f64;
+        let mut queue = 0.0;
+        // (arrivals, departures) per period; mark mode so nothing is dropped early.
+        for (arrive, depart) in [
+            (10, 0),
+            (30, 0),
+            (0, 40),
+            (5, 0),
+            (0, 0),
+            (0, 5),
+            (0, 0),
+            (0, 0),
+            (0, 0),
+            (0, 0),
+            (0, 0),
+            (0, 0),
+            (0, 0),
+        ] {
+            period(&mut q, &mut h, arrive, depart, 1500);
+            queue += arrive as f64 - depart as f64;
+            price = (price + gamma * (arrive as f64 + alpha * (queue - qref) - c)).max(0.0);
+            assert_eq!(q.price, price, "period with {arrive} in, {depart} out");
+            assert_eq!(q.prob, 1.0 - 1.001f64.powf(-price));
+        }
+        assert_eq!(price, 0.0); // the empty periods drove the price back to zero
+        assert_eq!(q.arrivals, 0.0);
+    }
+
+    #[test]
+    fn arrivals_count_includes_dropped_packets() {
+        let mut h = Harness::new(RATE, 0);
+        let mut q = Rem::new(Config { limit: 5, ..Default::default() }, h.link);
+        // Price 0: prob 0, so only overflow drops: 4 packets stored (q_after ≥ 5 drops), 6 dropped.
+        period(&mut q, &mut h, 10, 0, 1000);
+        assert_eq!(q.len_packets(), 4);
+        assert_eq!(q.price, 0.001 * (10.0 + 0.1 * (4.0 - 20.0) - 2.0));
+    }
+
+    #[test]
+    fn byte_mode_and_input_smoothing() {
+        let mut h = Harness::new(RATE, 0);
+        let mut q =
+            Rem::new(Config { queue_in_bytes: true, inw: 0.5, ecn: true, ..Default::default() }, h.link);
+        period(&mut q, &mut h, 10, 0, 1500); // 15 000 B in, 15 000 B = 15 mean-size packets waiting
+        let in1 = 0.5 * 15_000.0 / 1000.0;
+        let p1 = 0.001 * (in1 + 0.1 * (15.0 - 20.0) - 2.0);
+        assert_eq!((q.in_avg, q.price), (in1, p1));
+        period(&mut q, &mut h, 0, 2, 1500); // nothing in, 12 000 B waiting
+        let in2 = in1 * 0.5;
+        assert_eq!(q.in_avg, in2);
+        assert_eq!(q.price, (p1 + 0.001 * (in2 + 0.1 * (12.0 - 20.0) - 2.0)).max(0.0));
+    }
+
+    #[test]
+    fn overflow_test_after_enqueue_holds_limit_minus_one() {
+        let mut h = Harness::new(RATE, 0);
+        let mut q = Rem::new(Config { limit: 3, ..Default::default() }, h.link);
+        let v: Vec<_> = (0..3).map(|_| h.arrive(&mut q, 1000, Ecn::NotEct)).collect();
+        assert_eq!(v[..2], [None, None]);
+        assert!(matches!(v[2], Some(QueueAction::Dropped(_, DropReason::Overflow))));
+        // Bytes: limit 2 × 1000 = 2000 B; dropped when the bytes after enqueueing reach it.
+        let mut q = Rem::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link);
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        assert!(h.arrive(&mut q, 900, Ecn::NotEct).is_none());
+        assert!(matches!(
+            h.arrive(&mut q, 100, Ecn::NotEct),
+            Some(QueueAction::Dropped(_, DropReason::Overflow))
+        ));
+        assert_eq!(q.len_bytes(), 1900);
+    }
+
+    #[test]
+    fn drop_mode_drops_arrivals_with_byte_scaled_probability() {
+        let mut h = Harness::new(RATE, 0);
+        let mut q = Rem::new(Config::default(), h.link);
+        q.prob = 1.0;
+        assert!(matches!(h.arrive(&mut q, 40, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
+        let mut q = Rem::new(Config { queue_in_bytes: true, ..Default::default() }, h.link);
+        q.prob = 0.5;
+        let n = 50_000;
+        for (size, want) in [(40, 0.5 * 40.0 / 1000.0), (1500, 0.75)] {
+            let mut dropped = 0;
+            for _ in 0..n {
+                if h.arrive(&mut q, size, Ecn::NotEct).is_some() {
+                    dropped += 1;
+                } else {
+                    h.depart(&mut q);
+                }
+            }
+            assert!(near(dropped, n, want), "{size} B: {dropped} drops");
+        }
+    }
+
+    #[test]
+    fn mark_mode_marks_ect_at_dequeue_and_never_drops_non_ect() {
+        let mut h = Harness::new(RATE, 0);
+        let mut q = Rem::new(Config { ecn: true, limit: 1000, ..Default::default() }, h.link);
+        q.prob = 0.3;
+        let n = 20_000;
+        for ecn in [Ecn::Ect0, Ecn::NotEct] {
+            let mut marked = 0;
+            for _ in 0..n {
+                assert!(h.arrive(&mut q, 1000, ecn).is_none(), "no action at arrival");
+                let id = h.depart(&mut q).unwrap();
+                match h.actions[..] {
+                    [] => {}
+                    [QueueAction::Marked(m)] if m == id => {
+                        marked += 1;
+                        assert_eq!(h.packets.get(id).ecn, Ecn::Ce);
+                    }
+                    _ => panic!("unexpected {:?}", h.actions),
+                }
+            }
+            let want = if ecn == Ecn::Ect0 { 0.3 } else { 0.0 };
+            assert!(near(marked, n, want), "{ecn:?}: {marked} marks");
+        }
+    }
+
+    #[test]
+    fn validate_rejects_nonsense() {
+        assert!(Config::default().validate().is_ok());
+        let bad = [
+            ("limit", Config { limit: 0, ..Default::default() }),
+            ("mean_pktsize", Config { mean_pktsize: 0, ..Default::default() }),
+            ("gamma", Config { gamma: -0.1, ..Default::default() }),
+            ("phi", Config { phi: 1.0, ..Default::default() }),
+            ("qref", Config { qref: f64::NAN, ..Default::default() }),
+            ("pupdtime", Config { pupdtime: 0.0, ..Default::default() }),
+            ("inw", Config { inw: 0.0, ..Default::default() }),
+            ("alpha", Config { alpha: -1.0, ..Default::default() }),
+        ];
+        for (field, cfg) in bad {
+            assert_eq!(cfg.validate().unwrap_err().0, field);
+        }
+    }
+}
