@@ -13,6 +13,8 @@
 //! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
 //! [`QueueConfig::build`].
 
+pub mod blue;
+mod check;
 pub mod droptail;
 pub mod fifo;
 
@@ -129,6 +131,7 @@ pub trait QueueDisc: Send {
 pub enum QueueConfig {
     #[serde(alias = "dt")]
     DropTail(droptail::Config),
+    Blue(blue::Config),
 }
 
 impl Default for QueueConfig {
@@ -142,6 +145,7 @@ impl QueueConfig {
     pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
+            QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
         }
     }
 
@@ -149,6 +153,7 @@ impl QueueConfig {
     pub fn name(&self) -> &'static str {
         match self {
             QueueConfig::DropTail(_) => "droptail",
+            QueueConfig::Blue(_) => "blue",
         }
     }
 
@@ -156,6 +161,7 @@ impl QueueConfig {
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
+            QueueConfig::Blue(c) => c.validate(),
         }
     }
 }
