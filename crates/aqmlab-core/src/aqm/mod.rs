@@ -15,6 +15,7 @@
 
 pub mod blue;
 mod check;
+pub mod codel;
 pub mod droptail;
 pub mod fifo;
 
@@ -132,6 +133,7 @@ pub enum QueueConfig {
     #[serde(alias = "dt")]
     DropTail(droptail::Config),
     Blue(blue::Config),
+    Codel(codel::Config),
 }
 
 impl Default for QueueConfig {
@@ -146,6 +148,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
             QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
+            QueueConfig::Codel(c) => Box::new(codel::Codel::new(c.clone(), link)),
         }
     }
 
@@ -154,6 +157,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(_) => "droptail",
             QueueConfig::Blue(_) => "blue",
+            QueueConfig::Codel(_) => "codel",
         }
     }
 
@@ -162,6 +166,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
             QueueConfig::Blue(c) => c.validate(),
+            QueueConfig::Codel(c) => c.validate(),
         }
     }
 }
