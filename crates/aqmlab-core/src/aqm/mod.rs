@@ -18,6 +18,7 @@ mod check;
 pub mod codel;
 pub mod droptail;
 pub mod fifo;
+pub mod fq_codel;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
@@ -134,6 +135,7 @@ pub enum QueueConfig {
     DropTail(droptail::Config),
     Blue(blue::Config),
     Codel(codel::Config),
+    FqCodel(fq_codel::Config),
 }
 
 impl Default for QueueConfig {
@@ -149,6 +151,7 @@ impl QueueConfig {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
             QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
             QueueConfig::Codel(c) => Box::new(codel::Codel::new(c.clone(), link)),
+            QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c.clone(), link)),
         }
     }
 
@@ -158,6 +161,7 @@ impl QueueConfig {
             QueueConfig::DropTail(_) => "droptail",
             QueueConfig::Blue(_) => "blue",
             QueueConfig::Codel(_) => "codel",
+            QueueConfig::FqCodel(_) => "fq_codel",
         }
     }
 
@@ -167,6 +171,7 @@ impl QueueConfig {
             QueueConfig::DropTail(c) => c.validate(),
             QueueConfig::Blue(c) => c.validate(),
             QueueConfig::Codel(c) => c.validate(),
+            QueueConfig::FqCodel(c) => c.validate(),
         }
     }
 }
