@@ -19,6 +19,7 @@ pub mod codel;
 pub mod droptail;
 pub mod fifo;
 pub mod fq_codel;
+pub mod pie;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
@@ -134,6 +135,7 @@ pub enum QueueConfig {
     #[serde(alias = "dt")]
     DropTail(droptail::Config),
     Blue(blue::Config),
+    Pie(pie::Config),
     Codel(codel::Config),
     FqCodel(fq_codel::Config),
 }
@@ -150,6 +152,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
             QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
+            QueueConfig::Pie(c) => Box::new(pie::Pie::new(c.clone(), link)),
             QueueConfig::Codel(c) => Box::new(codel::Codel::new(c.clone(), link)),
             QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c.clone(), link)),
         }
@@ -160,6 +163,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(_) => "droptail",
             QueueConfig::Blue(_) => "blue",
+            QueueConfig::Pie(_) => "pie",
             QueueConfig::Codel(_) => "codel",
             QueueConfig::FqCodel(_) => "fq_codel",
         }
@@ -170,6 +174,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
             QueueConfig::Blue(c) => c.validate(),
+            QueueConfig::Pie(c) => c.validate(),
             QueueConfig::Codel(c) => c.validate(),
             QueueConfig::FqCodel(c) => c.validate(),
         }
