@@ -13,6 +13,7 @@
 //! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
 //! [`QueueConfig::build`].
 
+pub mod an_aqm;
 pub mod blue;
 mod check;
 pub mod codel;
@@ -135,6 +136,7 @@ pub enum QueueConfig {
     #[serde(alias = "dt")]
     DropTail(droptail::Config),
     Blue(blue::Config),
+    AnAqm(an_aqm::Config),
     Pie(pie::Config),
     Codel(codel::Config),
     FqCodel(fq_codel::Config),
@@ -152,6 +154,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
             QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
+            QueueConfig::AnAqm(c) => Box::new(an_aqm::AnAqm::new(c.clone(), link)),
             QueueConfig::Pie(c) => Box::new(pie::Pie::new(c.clone(), link)),
             QueueConfig::Codel(c) => Box::new(codel::Codel::new(c.clone(), link)),
             QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c.clone(), link)),
@@ -163,6 +166,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(_) => "droptail",
             QueueConfig::Blue(_) => "blue",
+            QueueConfig::AnAqm(_) => "an_aqm",
             QueueConfig::Pie(_) => "pie",
             QueueConfig::Codel(_) => "codel",
             QueueConfig::FqCodel(_) => "fq_codel",
@@ -174,6 +178,7 @@ impl QueueConfig {
         match self {
             QueueConfig::DropTail(c) => c.validate(),
             QueueConfig::Blue(c) => c.validate(),
+            QueueConfig::AnAqm(c) => c.validate(),
             QueueConfig::Pie(c) => c.validate(),
             QueueConfig::Codel(c) => c.validate(),
             QueueConfig::FqCodel(c) => c.validate(),
