@@ -13,10 +13,16 @@
 //! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
 //! [`QueueConfig::build`].
 
+pub mod an_aqm;
 pub mod avq;
+pub mod blue;
+mod check;
+pub mod codel;
 pub mod droptail;
 pub mod fifo;
+pub mod fq_codel;
 pub mod pi;
+pub mod pie;
 pub mod red;
 pub mod rem;
 
@@ -178,6 +184,11 @@ pub enum QueueConfig {
     /// Adaptive Virtual Queue, ns-2 `Queue/Vq`.
     #[serde(alias = "vq")]
     Avq(avq::Config),
+    Blue(blue::Config),
+    AnAqm(an_aqm::Config),
+    Pie(pie::Config),
+    Codel(codel::Config),
+    FqCodel(fq_codel::Config),
 }
 
 impl Default for QueueConfig {
@@ -195,6 +206,11 @@ impl QueueConfig {
             QueueConfig::Pi(c) => Box::new(pi::Pi::new(c.clone(), link)),
             QueueConfig::Rem(c) => Box::new(rem::Rem::new(c.clone(), link)),
             QueueConfig::Avq(c) => Box::new(avq::Avq::new(c.clone(), link)),
+            QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
+            QueueConfig::AnAqm(c) => Box::new(an_aqm::AnAqm::new(c.clone(), link)),
+            QueueConfig::Pie(c) => Box::new(pie::Pie::new(c.clone(), link)),
+            QueueConfig::Codel(c) => Box::new(codel::Codel::new(c.clone(), link)),
+            QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c.clone(), link)),
         }
     }
 
@@ -207,6 +223,11 @@ impl QueueConfig {
             QueueConfig::Pi(_) => "pi",
             QueueConfig::Rem(_) => "rem",
             QueueConfig::Avq(_) => "avq",
+            QueueConfig::Blue(_) => "blue",
+            QueueConfig::AnAqm(_) => "an_aqm",
+            QueueConfig::Pie(_) => "pie",
+            QueueConfig::Codel(_) => "codel",
+            QueueConfig::FqCodel(_) => "fq_codel",
         }
     }
 
@@ -218,6 +239,11 @@ impl QueueConfig {
             QueueConfig::Pi(c) => c.validate(),
             QueueConfig::Rem(c) => c.validate(),
             QueueConfig::Avq(c) => c.validate(),
+            QueueConfig::Blue(c) => c.validate(),
+            QueueConfig::AnAqm(c) => c.validate(),
+            QueueConfig::Pie(c) => c.validate(),
+            QueueConfig::Codel(c) => c.validate(),
+            QueueConfig::FqCodel(c) => c.validate(),
         }
     }
 }

@@ -1,0 +1,387 @@
+//! CoDel — Controlled Delay (Nichols, Jacobson, McGregor, Iyengar; RFC 8289), following the RFC's
+//! Appendix pseudocode (reference §9.2).
+//!
+//! Packets are timestamped on enqueue (`Fifo::push`). At dequeue the head's sojourn time is compared
+//! with `target`: once it has stayed at or above `target` for `interval` (and more than one `mtu` of
+//! bytes remains queued — the RFC's MAXPACKET guard), CoDel enters the dropping state, drops the head and
+//! schedules the next drop at `interval / sqrt(count)` later, `count` growing by one per drop. It leaves
+//! the dropping state as soon as a dequeued packet's sojourn falls below `target` (or the backlog falls to
+//! one MTU). On re-entry within `16 * interval` of the last scheduled drop, `count` restarts from the
+//! number of drops of the previous cycle (`count - lastcount`, when above 1) instead of 1 — the Linux rule
+//! the RFC pseudocode adopts.
+//!
+//! With `ecn` on, an ECN-capable head is marked and delivered instead of dropped (as Linux and ns-3 do:
+//! a mark ends the dequeue, the drop schedule advances exactly as for a drop); a non-ECT head is dropped
+//! (`NotEct`). Without ECN the drops are `Early`. An arrival finding `limit` packets waiting is tail-dropped
+//! (`Overflow`).
+//!
+//! Deviations: the control law uses an exact `sqrt` (Linux uses a Newton-iteration reciprocal square
+//! root), rounded to the nearest nanosecond. Packet-mode limit only.
+//!
+//! Defaults: target 5 ms, interval 100 ms, MAXPACKET = one MTU = 1500 bytes (ns-3 `MinBytes`), limit 1000
+//! packets (Linux `codel` default; the RFC leaves the buffer to the implementation), ECN off.
+//!
+//! The per-queue state machine is [`CodelState`], reused per flow by FQ-CoDel.
+
+use super::fifo::Fifo;
+use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use crate::net::PacketId;
+use crate::sim::time::secs;
+use crate::sim::Time;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Acceptable standing sojourn time, seconds (TARGET, 0.005).
+    pub target: f64,
+    /// Sliding window over which the sojourn must stay above target, seconds (INTERVAL, 0.1).
+    pub interval: f64,
+    /// MAXPACKET: no drop while at most this many bytes are queued (one MTU, 1500).
+    pub mtu: u32,
+    /// Buffer size in packets (1000); arrivals beyond it are tail-dropped.
+    pub limit: u32,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { target: 0.005, interval: 0.1, mtu: 1500, limit: 1000, ecn: false }
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        validate_law(self.target, self.interval, self.mtu)?;
+        check::at_least_one("limit", self.limit)
+    }
+
+    fn params(&self) -> CodelParams {
+        CodelParams::new(self.target, self.interval, self.mtu, self.ecn)
+    }
+}
+
+/// Checks the control-law parameters shared by CoDel and FQ-CoDel.
+pub(crate) fn validate_law(target: f64, interval: f64, mtu: u32) -> Result<(), (String, String)> {
+    check::positive_secs("target", target)?;
+    check::positive_secs("interval", interval)?;
+    check::at_least_one("mtu", mtu)
+}
+
+/// CoDel's constants in simulation units.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CodelParams {
+    pub target: Time,
+    pub interval: Time,
+    pub mtu: u64,
+    pub ecn: bool,
+}
+
+impl CodelParams {
+    pub fn new(target: f64, interval: f64, mtu: u32, ecn: bool) -> Self {
+        CodelParams { target: secs(target), interval: secs(interval), mtu: mtu as u64, ecn }
+    }
+
+    /// `t + interval / sqrt(count)`.
+    fn control_law(&self, t: Time, count: u32) -> Time {
+        t + (self.interval as f64 / (count as f64).sqrt()).round() as Time
+    }
+}
+
+/// The CoDel state of one queue (RFC 8289 Appendix variables).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CodelState {
+    /// When the sojourn has been above target for an interval (None: below target).
+    first_above_time: Option<Time>,
+    /// Time of the next scheduled drop while dropping.
+    drop_next: Time,
+    /// Drops (or marks) since entering the dropping state, seeded on re-entry.
+    count: u32,
+    /// `count` when the dropping state was last entered.
+    lastcount: u32,
+    dropping: bool,
+}
+
+impl CodelState {
+    /// Pops the head of `fifo` and says whether CoDel may drop it (the RFC's `dodequeue`).
+    fn pop(&mut self, p: &CodelParams, fifo: &mut Fifo, env: &mut QueueEnv) -> (Option<PacketId>, bool) {
+        let Some(pkt) = fifo.pop(env.packets) else {
+            self.first_above_time = None;
+            return (None, false);
+        };
+        let sojourn = env.now - env.packets.get(pkt).enqueued_at;
+        let mut ok_to_drop = false;
+        if sojourn < p.target || fifo.bytes() <= p.mtu {
+            self.first_above_time = None;
+        } else {
+            match self.first_above_time {
+                None => self.first_above_time = Some(env.now + p.interval),
+                Some(t) => ok_to_drop = env.now >= t,
+            }
+        }
+        (Some(pkt), ok_to_drop)
+    }
+
+    /// The next packet to send from `fifo`, dropping (or marking) heads as the control law says.
+    pub fn dequeue(&mut self, p: &CodelParams, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        let now = env.now;
+        let (mut pkt, ok_to_drop) = self.pop(p, fifo, env);
+        if self.dropping {
+            if !ok_to_drop {
+                self.dropping = false;
+            }
+            while self.dropping && now >= self.drop_next {
+                let head = pkt.expect("ok_to_drop implies a packet");
+                self.count += 1;
+                if env.mark_or_drop(head, p.ecn) {
+                    // Marked: it is sent, and the next mark is scheduled as after a drop.
+                    self.drop_next = p.control_law(self.drop_next, self.count);
+                    return pkt;
+                }
+                let (next, ok) = self.pop(p, fifo, env);
+                pkt = next;
+                if ok {
+                    self.drop_next = p.control_law(self.drop_next, self.count);
+                } else {
+                    self.dropping = false;
+                }
+            }
+        } else if ok_to_drop {
+            let head = pkt.expect("ok_to_drop implies a packet");
+            if !env.mark_or_drop(head, p.ecn) {
+                pkt = self.pop(p, fifo, env).0;
+            }
+            self.dropping = true;
+            let delta = self.count.saturating_sub(self.lastcount);
+            let recent = (now as i128 - self.drop_next as i128) < 16 * p.interval as i128;
+            self.count = if delta > 1 && recent { delta } else { 1 };
+            self.drop_next = p.control_law(now, self.count);
+            self.lastcount = self.count;
+        }
+        pkt
+    }
+
+    pub fn state(&self) -> [(&'static str, f64); 3] {
+        [
+            ("count", self.count as f64),
+            ("dropping", self.dropping as u8 as f64),
+            ("drop_next", self.drop_next as f64),
+        ]
+    }
+}
+
+pub struct Codel {
+    limit: usize,
+    params: CodelParams,
+    fifo: Fifo,
+    state: CodelState,
+}
+
+impl Codel {
+    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+        Codel {
+            limit: cfg.limit as usize,
+            params: cfg.params(),
+            fifo: Fifo::default(),
+            state: CodelState::default(),
+        }
+    }
+}
+
+impl QueueDisc for Codel {
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+        if self.fifo.len() >= self.limit {
+            env.drop(pkt, DropReason::Overflow);
+        } else {
+            self.fifo.push(pkt, env.packets, env.now);
+        }
+    }
+
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
+        self.state.dequeue(&self.params, &mut self.fifo, env)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        self.state.state().to_vec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Harness;
+    use crate::aqm::QueueAction;
+    use crate::net::Ecn;
+    use crate::sim::time::NS_PER_MS;
+
+    const MS: Time = NS_PER_MS;
+
+    /// Dequeues once per millisecond over `[from_ms, to_ms)` and returns the instants (ms) at which
+    /// CoDel dropped or marked, with the action.
+    fn run(h: &mut Harness, q: &mut Codel, from_ms: u64, to_ms: u64) -> Vec<(u64, QueueAction)> {
+        let mut events = Vec::new();
+        for t in from_ms..to_ms {
+            h.now = t * MS;
+            assert!(h.depart(q).is_some());
+            events.extend(h.actions.iter().map(|a| (t, *a)));
+        }
+        events
+    }
+
+    fn standing_queue(n: usize, ecn: Ecn, cfg: Config) -> (Harness, Codel) {
+        let mut h = Harness::new(10_000_000, 0);
+        let mut q = Codel::new(cfg, h.link);
+        for _ in 0..n {
+            assert!(h.arrive(&mut q, 1500, ecn).is_none());
+        }
+        (h, q)
+    }
+
+    /// 100 ms / sqrt(n), in ns, as the control law rounds it.
+    fn step(n: u32) -> Time {
+        (100.0 * MS as f64 / (n as f64).sqrt()).round() as Time
+    }
+
+    #[test]
+    fn drops_follow_interval_over_sqrt_count_on_a_standing_queue() {
+        // 1000 packets queued at t = 0, one departure per ms from 1 ms: the head's sojourn is `now`.
+        let (mut h, mut q) = standing_queue(1000, Ecn::NotEct, Config::default());
+        let events = run(&mut h, &mut q, 1, 600);
+        // Sojourn first >= 5 ms at t = 5 ms, so first_above = 105 ms: the first drop happens there and
+        // schedules the next at 105 + 100/sqrt(1); then drop_next += 100/sqrt(count) with count = 2, 3, ...
+        let mut expected = vec![105];
+        let mut next = 205 * MS;
+        for count in 2..=10 {
+            if next >= 600 * MS {
+                break;
+            }
+            expected.push(next.div_ceil(MS)); // the first 1 ms departure at or after drop_next
+            next += step(count);
+        }
+        assert_eq!(&expected[..5], &[105, 205, 276, 334, 384]);
+        let times: Vec<u64> = events.iter().map(|e| e.0).collect();
+        assert_eq!(times, expected);
+        assert!(events.iter().all(|e| matches!(e.1, QueueAction::Dropped(_, DropReason::Early))));
+        assert_eq!(q.state.count as usize, expected.len());
+        // The first drop is the head at 105 ms: packet 104 (packets 0..=103 left at 1..=104 ms).
+        assert_eq!(events[0].1, QueueAction::Dropped(104, DropReason::Early));
+    }
+
+    #[test]
+    fn reentry_within_16_intervals_resumes_the_previous_drop_rate() {
+        let (mut h, mut q) = standing_queue(500, Ecn::NotEct, Config::default());
+        // Drops at 105, 205, 276, 334 ms: count = 4, lastcount = 1, drop_next = 334.4 + 50 = 384.4 ms.
+        let events = run(&mut h, &mut q, 1, 350);
+        assert_eq!(events.len(), 4);
+        let drop_next = 205 * MS + step(2) + step(3) + step(4);
+        assert_eq!(q.state.drop_next, drop_next);
+        // Drain at 350 ms: the queue ends with one MTU or less, which leaves the dropping state.
+        h.now = 350 * MS;
+        while h.depart(&mut q).is_some() {}
+        assert!(!q.state.dropping);
+        // A fresh standing queue from 350 ms: sojourn reaches 5 ms at 355 ms, so entry at 455 ms with
+        // count = delta = 4 - 1 = 3 (455 - 384.4 ms < 1.6 s), next drop at 455 + 100/sqrt(3) ms.
+        for _ in 0..300 {
+            h.arrive(&mut q, 1500, Ecn::NotEct);
+        }
+        let events = run(&mut h, &mut q, 351, 600);
+        let entry = 455 * MS;
+        let second = entry + step(3);
+        let third = second + step(4);
+        let times: Vec<u64> = events.iter().map(|e| e.0).collect();
+        assert_eq!(times, vec![455, second.div_ceil(MS), third.div_ceil(MS)]);
+        assert_eq!(&times[1..], &[513, 563]);
+        assert_eq!(q.state.lastcount, 3);
+    }
+
+    #[test]
+    fn reentry_after_16_intervals_restarts_count_at_one() {
+        let (mut h, mut q) = standing_queue(500, Ecn::NotEct, Config::default());
+        run(&mut h, &mut q, 1, 350);
+        h.now = 350 * MS;
+        while h.depart(&mut q).is_some() {}
+        // Refill 2 s later: entry at 2350 + 5 + 100 ms, more than 16 intervals after drop_next.
+        h.now = 2350 * MS;
+        for _ in 0..300 {
+            h.arrive(&mut q, 1500, Ecn::NotEct);
+        }
+        let events = run(&mut h, &mut q, 2351, 2600);
+        let times: Vec<u64> = events.iter().map(|e| e.0).collect();
+        assert_eq!(times, vec![2455, 2555]);
+    }
+
+    #[test]
+    fn ecn_marks_the_head_and_delivers_it() {
+        let cfg = Config { ecn: true, ..Default::default() };
+        let (mut h, mut q) = standing_queue(1000, Ecn::Ect0, cfg);
+        let mut marked = Vec::new();
+        for t in 1..300 {
+            h.now = t * MS;
+            let pkt = h.depart(&mut q).unwrap();
+            for a in &h.actions {
+                assert_eq!(*a, QueueAction::Marked(pkt), "the marked packet is the one sent");
+                marked.push(t);
+            }
+        }
+        assert_eq!(marked, vec![105, 205, 276]);
+        assert_eq!(q.len_packets(), 1000 - 299, "nothing dropped");
+        assert_eq!(h.packets.get(104).ecn, Ecn::Ce);
+    }
+
+    #[test]
+    fn non_ect_head_is_dropped_when_ecn_is_on() {
+        let cfg = Config { ecn: true, ..Default::default() };
+        let (mut h, mut q) = standing_queue(300, Ecn::NotEct, cfg);
+        let events = run(&mut h, &mut q, 1, 110);
+        assert_eq!(events, vec![(105, QueueAction::Dropped(104, DropReason::NotEct))]);
+    }
+
+    #[test]
+    fn no_drop_with_one_mtu_or_less_queued() {
+        // Two packets, sojourn far above target: after popping one, 1500 bytes <= MAXPACKET remain.
+        let (mut h, mut q) = standing_queue(2, Ecn::NotEct, Config::default());
+        h.now = 1000 * MS;
+        assert_eq!(h.depart(&mut q), Some(0));
+        assert_eq!(q.state.first_above_time, None);
+        assert_eq!(h.depart(&mut q), Some(1));
+        assert_eq!(h.depart(&mut q), None);
+        assert!(h.actions.is_empty());
+    }
+
+    #[test]
+    fn overflow_is_a_tail_drop_at_limit() {
+        let (mut h, mut q) = standing_queue(3, Ecn::NotEct, Config { limit: 3, ..Default::default() });
+        assert_eq!(h.arrive(&mut q, 1500, Ecn::NotEct), Some(QueueAction::Dropped(3, DropReason::Overflow)));
+        assert_eq!(q.len_packets(), 3);
+    }
+
+    #[test]
+    fn registered_under_kind_codel() {
+        let c: crate::aqm::QueueConfig =
+            toml::from_str("kind = \"codel\"\ntarget = 0.01\nlimit = 500").unwrap();
+        assert!(matches!(c, crate::aqm::QueueConfig::Codel(_)));
+        assert_eq!(c.name(), "codel");
+        assert!(c.validate().is_ok());
+        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
+        assert_eq!(q.len_packets(), 0);
+        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"codel\"\nbogus = 1").is_err());
+    }
+
+    #[test]
+    fn validate_rejects_nonsense() {
+        assert!(Config::default().validate().is_ok());
+        assert_eq!(Config { target: 0.0, ..Default::default() }.validate().unwrap_err().0, "target");
+        assert_eq!(Config { interval: -1.0, ..Default::default() }.validate().unwrap_err().0, "interval");
+        assert_eq!(Config { mtu: 0, ..Default::default() }.validate().unwrap_err().0, "mtu");
+        assert_eq!(Config { limit: 0, ..Default::default() }.validate().unwrap_err().0, "limit");
+    }
+}

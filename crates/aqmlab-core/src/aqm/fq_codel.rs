@@ -1,0 +1,402 @@
+//! FQ-CoDel — FlowQueue-CoDel (Hoeiland-Joergensen, McKenney, Taht, Gettys, Dumazet; RFC 8290), with the
+//! Linux `sch_fq_codel` / ns-3 `FqCoDelQueueDisc` choices where the RFC leaves them open (reference §9.3).
+//!
+//! - **Classification:** a packet goes to bucket `((mix32(flow) as u64 * flows) >> 32)`, where `flow` is
+//!   the packet's flow index and `mix32` is the MurmurHash3 32-bit finaliser — fixed and unperturbed, so
+//!   runs are deterministic (Linux hashes the 5-tuple with a random perturbation; the same reduction).
+//!   Each bucket has its own FIFO and its own CoDel state ([`CodelState`], shared with `codel.rs`).
+//! - **Enqueue:** timestamp and append; a bucket not on either list joins the tail of `new_flows` with
+//!   `deficit = quantum`. If more than `limit` packets are then queued in total, the bucket with the
+//!   largest byte backlog loses packets from its head (`Overflow`): a batch of up to `drop_batch`, stopping
+//!   once at least half its backlog in bytes has gone (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`).
+//! - **Dequeue (DRR):** serve the first bucket of `new_flows`, else of `old_flows`. A bucket whose deficit
+//!   is spent gets `deficit += quantum` and moves to the tail of `old_flows`. Otherwise its CoDel dequeues
+//!   (possibly dropping or marking heads); if nothing comes out, a bucket from `new_flows` moves to the tail
+//!   of `old_flows` when that list is not empty (Linux/ns-3; prevents starvation) and is otherwise — like a
+//!   bucket from `old_flows` — removed from the lists; else `deficit -= size` and the packet is sent.
+//!
+//! CoDel's MAXPACKET guard uses the bucket's own backlog (as ns-3's per-flow CoDel child queues; Linux
+//! passes the whole qdisc backlog). Not reproduced: `memory_limit`, `ce_threshold`.
+//!
+//! Defaults: flows 1024, quantum 1514 B, limit 10240 packets, drop_batch 64, target 5 ms, interval
+//! 100 ms, MAXPACKET 1500 B, ECN on (Linux and ns-3 defaults).
+
+use super::codel::{validate_law, CodelParams, CodelState};
+use super::fifo::Fifo;
+use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use crate::net::PacketId;
+use serde::Deserialize;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Number of flow buckets (1024).
+    pub flows: u32,
+    /// DRR quantum in bytes (1514: one Ethernet MTU with header).
+    pub quantum: u32,
+    /// Total packets over all buckets (10240).
+    pub limit: u32,
+    /// Most packets dropped from the fattest bucket per overflow (64).
+    pub drop_batch: u32,
+    /// CoDel target, seconds (0.005).
+    pub target: f64,
+    /// CoDel interval, seconds (0.1).
+    pub interval: f64,
+    /// CoDel MAXPACKET, bytes (1500).
+    pub mtu: u32,
+    /// Mark ECN-capable packets instead of dropping them (on).
+    pub ecn: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            flows: 1024,
+            quantum: 1514,
+            limit: 10240,
+            drop_batch: 64,
+            target: 0.005,
+            interval: 0.1,
+            mtu: 1500,
+            ecn: true,
+        }
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        check::at_least_one("flows", self.flows)?;
+        check::at_least_one("quantum", self.quantum)?;
+        check::at_least_one("limit", self.limit)?;
+        check::at_least_one("drop_batch", self.drop_batch)?;
+        validate_law(self.target, self.interval, self.mtu)
+    }
+}
+
+/// MurmurHash3's 32-bit finaliser: a fixed, well-mixing permutation of flow indices.
+fn mix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    Idle,
+    New,
+    Old,
+}
+
+struct Bucket {
+    fifo: Fifo,
+    codel: CodelState,
+    deficit: i64,
+    list: List,
+}
+
+pub struct FqCodel {
+    quantum: i64,
+    limit: usize,
+    drop_batch: usize,
+    params: CodelParams,
+    buckets: Vec<Bucket>,
+    new_flows: VecDeque<usize>,
+    old_flows: VecDeque<usize>,
+    packets: usize,
+    bytes: u64,
+}
+
+impl FqCodel {
+    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+        let buckets = (0..cfg.flows)
+            .map(|_| Bucket {
+                fifo: Fifo::default(),
+                codel: CodelState::default(),
+                deficit: 0,
+                list: List::Idle,
+            })
+            .collect();
+        FqCodel {
+            quantum: cfg.quantum as i64,
+            limit: cfg.limit as usize,
+            drop_batch: cfg.drop_batch as usize,
+            params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn),
+            buckets,
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            packets: 0,
+            bytes: 0,
+        }
+    }
+
+    fn bucket(&self, flow: u32) -> usize {
+        ((mix32(flow) as u64 * self.buckets.len() as u64) >> 32) as usize
+    }
+
+    /// Drops a batch from the head of the bucket with the largest byte backlog (first one on ties).
+    fn drop_from_fattest(&mut self, env: &mut QueueEnv) {
+        let (fat, backlog) = self.buckets.iter().enumerate().fold((0, 0), |best, (i, b)| {
+            if b.fifo.bytes() > best.1 {
+                (i, b.fifo.bytes())
+            } else {
+                best
+            }
+        });
+        let fifo = &mut self.buckets[fat].fifo;
+        let (mut dropped, mut bytes) = (0, 0);
+        while let Some(pkt) = fifo.pop(env.packets) {
+            let size = env.size(pkt) as u64;
+            env.drop(pkt, DropReason::Overflow);
+            dropped += 1;
+            bytes += size;
+            if dropped >= self.drop_batch || bytes >= backlog / 2 {
+                break;
+            }
+        }
+        self.packets -= dropped;
+        self.bytes -= bytes;
+    }
+}
+
+impl QueueDisc for FqCodel {
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+        let idx = self.bucket(env.packets.get(pkt).flow);
+        let b = &mut self.buckets[idx];
+        b.fifo.push(pkt, env.packets, env.now);
+        self.packets += 1;
+        self.bytes += env.size(pkt) as u64;
+        if b.list == List::Idle {
+            b.list = List::New;
+            b.deficit = self.quantum;
+            self.new_flows.push_back(idx);
+        }
+        if self.packets > self.limit {
+            self.drop_from_fattest(env);
+        }
+    }
+
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
+        loop {
+            let (from_new, idx) = match (self.new_flows.front(), self.old_flows.front()) {
+                (Some(&i), _) => (true, i),
+                (None, Some(&i)) => (false, i),
+                (None, None) => return None,
+            };
+            let b = &mut self.buckets[idx];
+            let spent = b.deficit <= 0;
+            if spent {
+                b.deficit += self.quantum;
+            } else {
+                let (len, bytes) = (b.fifo.len(), b.fifo.bytes());
+                let pkt = b.codel.dequeue(&self.params, &mut b.fifo, env);
+                self.packets -= len - b.fifo.len();
+                self.bytes -= bytes - b.fifo.bytes();
+                if let Some(p) = pkt {
+                    b.deficit -= env.size(p) as i64;
+                    return pkt;
+                }
+            }
+            // The bucket leaves the head of its list: spent deficit, or nothing left to send.
+            if from_new {
+                self.new_flows.pop_front();
+            } else {
+                self.old_flows.pop_front();
+            }
+            let to_old = spent || (from_new && !self.old_flows.is_empty());
+            b.list = if to_old { List::Old } else { List::Idle };
+            if to_old {
+                self.old_flows.push_back(idx);
+            }
+        }
+    }
+
+    fn len_packets(&self) -> usize {
+        self.packets
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        vec![("new_flows", self.new_flows.len() as f64), ("old_flows", self.old_flows.len() as f64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Harness;
+    use crate::aqm::QueueAction;
+    use crate::net::{Ecn, Packet};
+    use crate::sim::time::NS_PER_MS;
+    use crate::sim::Time;
+
+    const MS: Time = NS_PER_MS;
+    const A: u32 = 1;
+    const B: u32 = 2;
+    const C: u32 = 3;
+
+    fn fq(cfg: Config) -> (Harness, FqCodel) {
+        let h = Harness::new(10_000_000, 0);
+        let q = FqCodel::new(cfg, h.link);
+        assert_ne!(q.bucket(A), q.bucket(B));
+        assert_ne!(q.bucket(A), q.bucket(C));
+        assert_ne!(q.bucket(B), q.bucket(C));
+        (h, q)
+    }
+
+    fn arrive(
+        h: &mut Harness,
+        q: &mut FqCodel,
+        flow: u32,
+        size: u32,
+        ecn: Ecn,
+    ) -> (PacketId, Option<QueueAction>) {
+        let id = h.packets.alloc(Packet { size, flow, ecn, ..Default::default() });
+        h.actions.clear();
+        q.enqueue(id, &mut h.env());
+        (id, h.actions.first().copied())
+    }
+
+    /// Dequeues and returns the flow of the packet sent.
+    fn next_flow(h: &mut Harness, q: &mut FqCodel) -> u32 {
+        let pkt = h.depart(q).expect("a packet");
+        h.packets.get(pkt).flow
+    }
+
+    #[test]
+    fn hashing_is_fixed_and_spreads_flows() {
+        let (_, q) = fq(Config::default());
+        assert_eq!(mix32(0), 0);
+        assert_eq!(q.bucket(A), q.bucket(A));
+        let mut used = std::collections::HashSet::new();
+        for f in 0..1024 {
+            used.insert(q.bucket(f));
+        }
+        // 1024 flows into 1024 buckets: about 1 - 1/e of the buckets are hit.
+        assert!(used.len() > 600 && used.len() < 700, "{}", used.len());
+    }
+
+    #[test]
+    fn drr_gives_equal_byte_shares_to_1500_and_500_byte_flows() {
+        let (mut h, mut q) = fq(Config::default());
+        for _ in 0..1000 {
+            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
+        }
+        for _ in 0..3000 {
+            arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
+        }
+        // Quantum 1514: A sends 1500 (deficit 14), 1500 (-1486), then B four times
+        // (1014, 514, 14, -486); from then on each round is one A packet and three B packets.
+        let first: Vec<u32> = (0..15).map(|_| next_flow(&mut h, &mut q)).collect();
+        assert_eq!(first, [A, A, B, B, B, B, A, B, B, B, A, B, B, B, A]);
+        let (mut a, mut b) = (5 * 1500_i64, 10 * 500_i64);
+        for _ in 0..2500 {
+            let p = h.depart(&mut q).unwrap();
+            let size = h.packets.get(p).size as i64;
+            if h.packets.get(p).flow == A {
+                a += size;
+            } else {
+                b += size;
+            }
+            // DRR keeps the byte counts within one quantum plus one packet of each other.
+            assert!((a - b).abs() <= 1514 + 1500, "A {a} B {b}");
+        }
+        assert!(h.actions.is_empty(), "no sojourn, no CoDel action");
+        assert_eq!(q.len_packets(), 4000 - 2515);
+    }
+
+    #[test]
+    fn a_new_sparse_flow_is_served_before_backlogged_flows() {
+        let (mut h, mut q) = fq(Config::default());
+        for _ in 0..10 {
+            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
+        }
+        for _ in 0..3 {
+            h.depart(&mut q);
+        }
+        assert_eq!((q.new_flows.len(), q.old_flows.len()), (0, 1), "A has used its first quantum");
+        let (c, _) = arrive(&mut h, &mut q, C, 100, Ecn::NotEct);
+        assert_eq!(h.depart(&mut q), Some(c));
+        assert_eq!(next_flow(&mut h, &mut q), A);
+        // C emptied: moved through old_flows, then removed.
+        assert_eq!((q.new_flows.len(), q.old_flows.len()), (0, 1));
+        assert!(q.buckets[q.bucket(C)].list == List::Idle);
+    }
+
+    #[test]
+    fn overflow_drops_half_the_fattest_flow_from_its_head() {
+        let (mut h, mut q) = fq(Config { limit: 10, ..Default::default() });
+        let a: Vec<PacketId> = (0..6).map(|_| arrive(&mut h, &mut q, A, 1500, Ecn::NotEct).0).collect();
+        for _ in 0..4 {
+            arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
+        }
+        assert!(h.actions.is_empty());
+        // The 11th packet (B's) overflows; A holds 9000 B: drop 1500, 3000, 4500 >= 9000 / 2, stop.
+        let (last, _) = arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
+        let expected: Vec<_> =
+            a[..3].iter().map(|p| QueueAction::Dropped(*p, DropReason::Overflow)).collect();
+        assert_eq!(h.actions, expected);
+        assert_eq!(q.len_packets(), 8);
+        assert_eq!(q.len_bytes(), 3 * 1500 + 5 * 500);
+        assert_eq!(q.buckets[q.bucket(B)].fifo.len(), 5, "the arrival {last} is kept");
+    }
+
+    #[test]
+    fn overflow_batch_is_capped_by_drop_batch() {
+        let (mut h, mut q) = fq(Config { limit: 10, drop_batch: 2, ..Default::default() });
+        for _ in 0..10 {
+            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
+        }
+        arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
+        assert_eq!(h.actions.len(), 2);
+        assert_eq!(q.len_packets(), 9);
+    }
+
+    #[test]
+    fn per_flow_codel_marks_ect_packets_by_default() {
+        let (mut h, mut q) = fq(Config::default());
+        for _ in 0..400 {
+            arrive(&mut h, &mut q, A, 1500, Ecn::Ect0);
+        }
+        let mut marks = Vec::new();
+        for t in 1..300 {
+            h.now = t * MS;
+            let p = h.depart(&mut q).unwrap();
+            marks.extend(h.actions.iter().map(|a| (t, *a, p)));
+        }
+        // Same schedule as a lone CoDel queue (see codel.rs): 105, 205, 275.7 -> 276 ms.
+        let times: Vec<u64> = marks.iter().map(|m| m.0).collect();
+        assert_eq!(times, vec![105, 205, 276]);
+        assert!(marks.iter().all(|(_, a, p)| *a == QueueAction::Marked(*p)));
+        assert_eq!(q.len_packets(), 400 - 299);
+    }
+
+    #[test]
+    fn registered_under_kind_fq_codel() {
+        let c: crate::aqm::QueueConfig =
+            toml::from_str("kind = \"fq_codel\"\nflows = 64\necn = false").unwrap();
+        assert!(matches!(c, crate::aqm::QueueConfig::FqCodel(_)));
+        assert_eq!(c.name(), "fq_codel");
+        assert!(c.validate().is_ok());
+        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
+        assert_eq!(q.len_packets(), 0);
+        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"fq_codel\"\nbogus = 1").is_err());
+    }
+
+    #[test]
+    fn validate_rejects_nonsense() {
+        assert!(Config::default().validate().is_ok());
+        let bad = |c: Config| c.validate().unwrap_err().0;
+        assert_eq!(bad(Config { flows: 0, ..Default::default() }), "flows");
+        assert_eq!(bad(Config { quantum: 0, ..Default::default() }), "quantum");
+        assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
+        assert_eq!(bad(Config { drop_batch: 0, ..Default::default() }), "drop_batch");
+        assert_eq!(bad(Config { target: -0.005, ..Default::default() }), "target");
+        assert_eq!(bad(Config { mtu: 0, ..Default::default() }), "mtu");
+    }
+}

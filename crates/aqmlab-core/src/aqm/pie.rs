@@ -1,0 +1,620 @@
+//! PIE — Proportional Integral controller Enhanced (Pan, Natarajan, Baker, White; RFC 8033), with ns-3's
+//! `PieQueueDisc` choices where the RFC leaves them open (reference §9.1).
+//!
+//! **Every `t_update`** (a timer) the drop probability follows the queueing delay:
+//!
+//! ```text
+//! p = alpha (qdelay - qdelay_ref) + beta (qdelay - qdelay_old)            (alpha, beta in 1/s)
+//! p /= 2048, 512, 128, 32, 8, 2 or 1 as drop_prob < 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1 or above (auto-tuning)
+//! if cap_drop_adjustment and drop_prob >= 0.1 and p > 0.02: p = 0.02      (RFC §5.5)
+//! drop_prob += p;  if qdelay == 0 and qdelay_old == 0: drop_prob *= 0.98  (decay);  clip to [0, 1]
+//! if drop_prob == 0 and qdelay < ref/2 and qdelay_old < ref/2: burst_allowance = max_burst
+//! burst_allowance = max(0, burst_allowance - t_update);  qdelay_old = qdelay
+//! ```
+//! The burst re-arm comes before the decrement, in the order of RFC 8033 §4.4 (so the allowance reads
+//! `max_burst - t_update` after a calm update); it starts at `max_burst`.
+//!
+//! **Queueing delay**: by default the sojourn time of the last dequeued packet, and 0 once a departure
+//! leaves the queue empty (ns-3 `UseDequeueRateEstimator false`; the RFC's recommended timestamps). With
+//! `dq_rate_estimator`, `qdelay = queue_bytes / avg_dq_rate`, measured over cycles of `dq_threshold`
+//! bytes dequeued, a cycle opening at a departure that leaves at least `dq_threshold` bytes queued (that
+//! departure is not counted; RFC 8033 Appendix B) and successive cycle rates averaged 50/50 (ns-3);
+//! qdelay is 0 until the first cycle completes.
+//!
+//! **Arrival**: dropped (`Overflow`) if the buffer is full (`len + 1 > limit`; bytes mode
+//! `bytes + size > limit * mean_pktsize`). Otherwise no random drop while `burst_allowance > 0`, nor if
+//! `qdelay_old < ref/2 and drop_prob < 0.2`, nor with fewer than 2 packets queued (bytes mode: fewer
+//! than `2 * mean_pktsize` bytes). Else the packet is selected if `u <= drop_prob` (bytes mode:
+//! `drop_prob * size / mean_pktsize`). A selected packet is marked when `ecn` is on and
+//! `drop_prob <= mark_ecnth` (RFC 8033 §5.1; ns-3 tests `<`), dropped `NotEct` if it cannot be marked,
+//! and dropped `Early` above the threshold. With `derandomize` (RFC §5.4): `accu_prob += drop_prob`
+//! (reset when `drop_prob` is 0 and after every drop), never drop while `accu_prob < 0.85`, always drop
+//! when it reaches 8.5, otherwise the random test.
+//!
+//! Not reproduced: ns-3's inherited ns-2 burst state machine (which zeroes drop_prob while the allowance
+//! lasts — the RFC does not), the RFC's optional `active_` switch, and ns-3's reset of the rate estimate
+//! when uncongested.
+//!
+//! Defaults: qdelay_ref 15 ms, t_update 15 ms, alpha 0.125, beta 1.25, max_burst 150 ms (RFC 8033; ns-3
+//! uses 15 ms), dq_threshold 16384 B, mark_ecnth 0.1, ECN off, cap on, derandomisation off, timestamps,
+//! packet mode with mean_pktsize 1000 B (ns-3). **limit 1000 packets**: the RFC leaves the buffer to the
+//! implementation; 1000 is the Linux `sch_pie` default, large enough that PIE's delay control and not
+//! tail drop governs the queue (ns-3's 25 packets would make PIE a drop-tail queue at study link speeds).
+
+use super::fifo::Fifo;
+use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use crate::net::PacketId;
+use crate::sim::time::{secs, to_secs};
+use crate::sim::Time;
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Buffer size in packets (1000); in bytes mode `limit * mean_pktsize` bytes.
+    pub limit: u32,
+    /// Target queueing delay, seconds (QDELAY_REF, 0.015).
+    pub qdelay_ref: f64,
+    /// Period of the drop-probability update, seconds (T_UPDATE, 0.015).
+    pub t_update: f64,
+    /// Integral gain, 1/s (0.125).
+    pub alpha: f64,
+    /// Proportional gain, 1/s (1.25).
+    pub beta: f64,
+    /// Burst allowance, seconds (MAX_BURST, 0.15).
+    pub max_burst: f64,
+    /// Estimate the delay from the departure rate instead of timestamps.
+    pub dq_rate_estimator: bool,
+    /// Bytes per departure-rate measurement cycle (DQ_THRESHOLD, 16384).
+    pub dq_threshold: u32,
+    /// Mark ECN-capable packets instead of dropping them while `drop_prob <= mark_ecnth`.
+    pub ecn: bool,
+    /// Drop probability above which ECN-capable packets are dropped, not marked (0.1).
+    pub mark_ecnth: f64,
+    /// Limit the per-update increase to 0.02 once drop_prob >= 0.1 (RFC 8033 §5.5; on).
+    pub cap_drop_adjustment: bool,
+    /// De-randomise drops with the accumulated probability (RFC 8033 §5.4; off).
+    pub derandomize: bool,
+    /// Bytes mode: limit in bytes and per-packet probability scaled by size / mean_pktsize.
+    pub bytes: bool,
+    /// Mean packet size for bytes mode (MEAN_PKTSIZE, 1000).
+    pub mean_pktsize: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            limit: 1000,
+            qdelay_ref: 0.015,
+            t_update: 0.015,
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst: 0.15,
+            dq_rate_estimator: false,
+            dq_threshold: 16384,
+            ecn: false,
+            mark_ecnth: 0.1,
+            cap_drop_adjustment: true,
+            derandomize: false,
+            bytes: false,
+            mean_pktsize: 1000,
+        }
+    }
+}
+
+impl Config {
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        check::at_least_one("limit", self.limit)?;
+        check::positive_secs("qdelay_ref", self.qdelay_ref)?;
+        check::positive_secs("t_update", self.t_update)?;
+        check::nonnegative("alpha", self.alpha)?;
+        check::nonnegative("beta", self.beta)?;
+        check::nonnegative_secs("max_burst", self.max_burst)?;
+        check::at_least_one("dq_threshold", self.dq_threshold)?;
+        check::probability("mark_ecnth", self.mark_ecnth)?;
+        check::at_least_one("mean_pktsize", self.mean_pktsize)
+    }
+}
+
+/// The RFC's auto-tuning: the divisor of the controller output at the current drop probability.
+fn autotune_divisor(drop_prob: f64) -> f64 {
+    [(1e-6, 2048.0), (1e-5, 512.0), (1e-4, 128.0), (1e-3, 32.0), (1e-2, 8.0), (0.1, 2.0)]
+        .into_iter()
+        .find(|(below, _)| drop_prob < *below)
+        .map_or(1.0, |(_, d)| d)
+}
+
+/// The departure-rate estimator's measurement cycle.
+#[derive(Default)]
+struct RateEstimator {
+    measuring: bool,
+    start: Time,
+    count: u64,
+    /// Bytes per second, 0 until the first cycle completes.
+    avg_rate: f64,
+}
+
+impl RateEstimator {
+    fn on_departure(&mut self, now: Time, size: u32, queued_bytes: u64, threshold: u64) {
+        if self.measuring {
+            self.count += size as u64;
+            if self.count >= threshold {
+                if now > self.start {
+                    let rate = self.count as f64 / to_secs(now - self.start);
+                    self.avg_rate =
+                        if self.avg_rate == 0.0 { rate } else { 0.5 * self.avg_rate + 0.5 * rate };
+                }
+                self.measuring = false;
+            }
+        }
+        if !self.measuring && queued_bytes >= threshold {
+            *self = RateEstimator { measuring: true, start: now, count: 0, avg_rate: self.avg_rate };
+        }
+    }
+}
+
+pub struct Pie {
+    cfg: Config,
+    qdelay_ref: Time,
+    t_update: Time,
+    max_burst: Time,
+    fifo: Fifo,
+    drop_prob: f64,
+    /// Latest delay estimate (timestamps: last departure's sojourn).
+    qdelay: Time,
+    qdelay_old: Time,
+    burst_allowance: Time,
+    accu_prob: f64,
+    rate: RateEstimator,
+}
+
+impl Pie {
+    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+        Pie {
+            qdelay_ref: secs(cfg.qdelay_ref),
+            t_update: secs(cfg.t_update),
+            max_burst: secs(cfg.max_burst),
+            burst_allowance: secs(cfg.max_burst),
+            cfg,
+            fifo: Fifo::default(),
+            drop_prob: 0.0,
+            qdelay: 0,
+            qdelay_old: 0,
+            accu_prob: 0.0,
+            rate: RateEstimator::default(),
+        }
+    }
+
+    fn full(&self, size: u32) -> bool {
+        if self.cfg.bytes {
+            self.fifo.bytes() + size as u64 > self.cfg.limit as u64 * self.cfg.mean_pktsize as u64
+        } else {
+            self.fifo.len() + 1 > self.cfg.limit as usize
+        }
+    }
+
+    /// RFC 8033 `drop_early`: whether the random test selects this arrival.
+    fn drop_early(&mut self, size: u32, env: &mut QueueEnv) -> bool {
+        if 2 * self.qdelay_old < self.qdelay_ref && self.drop_prob < 0.2 {
+            return false;
+        }
+        let few = if self.cfg.bytes {
+            self.fifo.bytes() < 2 * self.cfg.mean_pktsize as u64
+        } else {
+            self.fifo.len() < 2
+        };
+        if few {
+            return false;
+        }
+        if self.cfg.derandomize {
+            if self.drop_prob == 0.0 {
+                self.accu_prob = 0.0;
+            }
+            self.accu_prob += self.drop_prob;
+            if self.accu_prob < 0.85 {
+                return false;
+            }
+            if self.accu_prob >= 8.5 {
+                return true;
+            }
+        }
+        let p = if self.cfg.bytes {
+            self.drop_prob * size as f64 / self.cfg.mean_pktsize as f64
+        } else {
+            self.drop_prob
+        };
+        env.uniform() <= p
+    }
+
+    fn calculate_drop_prob(&mut self) {
+        if self.cfg.dq_rate_estimator {
+            self.qdelay = if self.rate.avg_rate > 0.0 {
+                secs(self.fifo.bytes() as f64 / self.rate.avg_rate)
+            } else {
+                0
+            };
+        }
+        let (qdelay, old, target) =
+            (to_secs(self.qdelay), to_secs(self.qdelay_old), to_secs(self.qdelay_ref));
+        let mut p = self.cfg.alpha * (qdelay - target) + self.cfg.beta * (qdelay - old);
+        p /= autotune_divisor(self.drop_prob);
+        if self.cfg.cap_drop_adjustment && self.drop_prob >= 0.1 && p > 0.02 {
+            p = 0.02;
+        }
+        let mut prob = self.drop_prob + p;
+        if self.qdelay == 0 && self.qdelay_old == 0 {
+            prob *= 0.98;
+        }
+        self.drop_prob = prob.clamp(0.0, 1.0);
+
+        let calm = 2 * self.qdelay < self.qdelay_ref && 2 * self.qdelay_old < self.qdelay_ref;
+        if self.drop_prob == 0.0 && calm {
+            self.burst_allowance = self.max_burst;
+        }
+        self.burst_allowance = self.burst_allowance.saturating_sub(self.t_update);
+        self.qdelay_old = self.qdelay;
+    }
+}
+
+impl QueueDisc for Pie {
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+        let size = env.size(pkt);
+        if self.full(size) {
+            env.drop(pkt, DropReason::Overflow);
+            self.accu_prob = 0.0;
+            return;
+        }
+        if self.burst_allowance == 0 && self.drop_early(size, env) {
+            let kept = if self.cfg.ecn && self.drop_prob <= self.cfg.mark_ecnth {
+                env.mark_or_drop(pkt, true)
+            } else {
+                env.drop(pkt, DropReason::Early);
+                false
+            };
+            if !kept {
+                self.accu_prob = 0.0;
+                return;
+            }
+        }
+        self.fifo.push(pkt, env.packets, env.now);
+    }
+
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
+        let pkt = self.fifo.pop(env.packets)?;
+        if self.cfg.dq_rate_estimator {
+            let threshold = self.cfg.dq_threshold as u64;
+            self.rate.on_departure(env.now, env.size(pkt), self.fifo.bytes(), threshold);
+        } else if self.fifo.is_empty() {
+            self.qdelay = 0;
+        } else {
+            self.qdelay = env.now - env.packets.get(pkt).enqueued_at;
+        }
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn first_timer(&self) -> Option<Time> {
+        Some(self.t_update)
+    }
+
+    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
+        self.calculate_drop_prob();
+        Some(env.now + self.t_update)
+    }
+
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("drop_prob", self.drop_prob),
+            ("qdelay", to_secs(self.qdelay)),
+            ("burst_allowance", to_secs(self.burst_allowance)),
+            ("avg_dq_rate", self.rate.avg_rate),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::testutil::Harness;
+    use crate::aqm::QueueAction;
+    use crate::net::Ecn;
+    use crate::sim::time::NS_PER_MS;
+
+    const MS: Time = NS_PER_MS;
+
+    fn pie(cfg: Config) -> (Harness, Pie) {
+        let h = Harness::new(10_000_000, 0);
+        let q = Pie::new(cfg, h.link);
+        (h, q)
+    }
+
+    /// Makes the last departure's sojourn `d` (timestamps): empty the queue, then two arrivals and one
+    /// departure `d` later (fewer than 2 packets queued, so the arrivals are never dropped early).
+    fn set_qdelay(h: &mut Harness, q: &mut Pie, d: Time) {
+        while h.depart(q).is_some() {}
+        h.now += 10_000 * MS;
+        let n = if d > 0 { 2 } else { 1 };
+        for _ in 0..n {
+            assert!(h.arrive(q, 1000, Ecn::NotEct).is_none());
+        }
+        h.now += d;
+        h.depart(q);
+        assert_eq!(q.qdelay, d);
+    }
+
+    fn update(h: &mut Harness, q: &mut Pie) {
+        assert_eq!(q.on_timer(&mut h.env()), Some(h.now + 15 * MS));
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1e-12)
+    }
+
+    #[test]
+    fn drop_prob_follows_the_delay_with_autotuning_and_cap() {
+        let (mut h, mut q) = pie(Config::default());
+        let (alpha, beta, target) = (0.125, 1.25, 0.015);
+        // (qdelay in s, divisor the RFC's table gives at the current drop_prob, capped?)
+        let steps = [(2.0, 2048.0, false), (2.0, 8.0, false), (2.0, 2.0, false), (2.0, 1.0, true)];
+        let (mut expected, mut old) = (0.0, 0.0);
+        for (i, (qdelay, divisor, capped)) in steps.into_iter().enumerate() {
+            set_qdelay(&mut h, &mut q, secs(qdelay));
+            update(&mut h, &mut q);
+            let p = (alpha * (qdelay - target) + beta * (qdelay - old)) / divisor;
+            expected += if capped { 0.02 } else { p };
+            old = qdelay;
+            assert!(close(q.drop_prob, expected), "step {i}: {} != {expected}", q.drop_prob);
+        }
+        // By hand: 2.748125/2048, then + 0.248125/8, + 0.248125/2, + 0.02 (cap).
+        assert!(close(q.drop_prob, 2.748125 / 2048.0 + 0.248125 / 8.0 + 0.248125 / 2.0 + 0.02));
+        // A large fall in delay drives the probability to 0 (clipped).
+        set_qdelay(&mut h, &mut q, 40 * MS);
+        update(&mut h, &mut q);
+        assert_eq!(q.drop_prob, 0.0);
+    }
+
+    #[test]
+    fn autotuning_divisor_at_each_level() {
+        // qdelay = qdelay_old = 20 ms: p = 0.125 * (0.020 - 0.015) = 0.000625 before scaling.
+        for (start, divisor) in
+            [(0.0, 2048.0), (5e-6, 512.0), (5e-5, 128.0), (5e-4, 32.0), (5e-3, 8.0), (0.05, 2.0), (0.5, 1.0)]
+        {
+            let (mut h, mut q) = pie(Config::default());
+            set_qdelay(&mut h, &mut q, 20 * MS);
+            q.qdelay_old = 20 * MS;
+            q.drop_prob = start;
+            update(&mut h, &mut q);
+            assert!(close(q.drop_prob, start + 0.000625 / divisor), "from {start}");
+        }
+    }
+
+    #[test]
+    fn drop_prob_decays_when_the_queue_stays_empty() {
+        let (mut h, mut q) = pie(Config::default());
+        q.drop_prob = 0.5;
+        // qdelay = qdelay_old = 0: p = -0.125 * 0.015 = -0.001875 (divisor 1 above 0.1), then * 0.98.
+        let mut expected = 0.5;
+        for _ in 0..3 {
+            update(&mut h, &mut q);
+            expected = (expected - 0.001875) * 0.98;
+            assert!(close(q.drop_prob, expected));
+        }
+        // Below 0.1 the small negative term is divided too: (p - 0.001875 / 2) * 0.98.
+        q.drop_prob = 0.05;
+        update(&mut h, &mut q);
+        assert!(close(q.drop_prob, (0.05 - 0.001875 / 2.0) * 0.98));
+    }
+
+    #[test]
+    fn burst_allowance_is_rearmed_when_calm_and_spent_under_congestion() {
+        let (mut h, mut q) = pie(Config::default());
+        assert_eq!(q.burst_allowance, 150 * MS);
+        // Calm update: re-armed to 150 ms, then decremented.
+        update(&mut h, &mut q);
+        assert_eq!(q.burst_allowance, 135 * MS);
+        // Congested: 15 ms less per update, down to 0 after 9 updates.
+        set_qdelay(&mut h, &mut q, 100 * MS);
+        for k in 1..=9 {
+            update(&mut h, &mut q);
+            assert_eq!(q.burst_allowance, (135 - 15 * k) * MS);
+        }
+        assert!(q.drop_prob > 0.0);
+        update(&mut h, &mut q);
+        assert_eq!(q.burst_allowance, 0);
+    }
+
+    #[test]
+    fn no_random_drop_during_the_burst_allowance() {
+        let (mut h, mut q) = pie(Config::default());
+        for _ in 0..3 {
+            h.arrive(&mut q, 1000, Ecn::NotEct);
+        }
+        q.drop_prob = 1.0;
+        q.qdelay_old = secs(1.0);
+        assert!(q.burst_allowance > 0);
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        q.burst_allowance = 0;
+        assert!(matches!(
+            h.arrive(&mut q, 1000, Ecn::NotEct),
+            Some(QueueAction::Dropped(_, DropReason::Early))
+        ));
+    }
+
+    #[test]
+    fn safeguards_keep_pie_work_conserving() {
+        let (mut h, mut q) = pie(Config::default());
+        q.burst_allowance = 0;
+        q.drop_prob = 1.0;
+        q.qdelay_old = secs(1.0);
+        // Fewer than 2 packets queued: never dropped.
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_some());
+        // Low delay (qdelay_old < 7.5 ms) and drop_prob < 0.2: never dropped.
+        q.qdelay_old = 7 * MS;
+        q.drop_prob = 0.19;
+        for _ in 0..200 {
+            assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        }
+        // ... but at drop_prob 0.2 the random test runs.
+        q.drop_prob = 0.2;
+        let drops = (0..200).filter(|_| h.arrive(&mut q, 1000, Ecn::NotEct).is_some()).count();
+        assert!(drops > 10 && drops < 80, "{drops}");
+    }
+
+    #[test]
+    fn full_buffer_drops_even_at_zero_probability() {
+        let (mut h, mut q) = pie(Config { limit: 3, ..Default::default() });
+        for _ in 0..3 {
+            assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        }
+        assert_eq!(h.arrive(&mut q, 1000, Ecn::NotEct), Some(QueueAction::Dropped(3, DropReason::Overflow)));
+        assert_eq!(q.len_packets(), 3);
+    }
+
+    #[test]
+    fn ecn_marks_up_to_mark_ecnth_and_drops_above() {
+        let (mut h, mut q) = pie(Config { ecn: true, ..Default::default() });
+        for _ in 0..2 {
+            h.arrive(&mut q, 1000, Ecn::Ect0);
+        }
+        q.burst_allowance = 0;
+        q.qdelay_old = secs(1.0);
+        q.drop_prob = 0.1;
+        let verdicts: Vec<_> = (0..300).filter_map(|_| h.arrive(&mut q, 1000, Ecn::Ect0)).collect();
+        assert!(verdicts.len() > 10, "about 10 % selected");
+        assert!(verdicts.iter().all(|v| matches!(v, QueueAction::Marked(_))));
+        assert_eq!(q.len_packets(), 302);
+        // Non-ECT packets selected at the same probability are dropped as not ECN-capable.
+        let verdicts: Vec<_> = (0..300).filter_map(|_| h.arrive(&mut q, 40, Ecn::NotEct)).collect();
+        assert!(!verdicts.is_empty());
+        assert!(verdicts.iter().all(|v| matches!(v, QueueAction::Dropped(_, DropReason::NotEct))));
+        // Above the threshold ECT packets are dropped.
+        q.drop_prob = 1.0;
+        assert!(matches!(
+            h.arrive(&mut q, 1000, Ecn::Ect0),
+            Some(QueueAction::Dropped(_, DropReason::Early))
+        ));
+    }
+
+    #[test]
+    fn timestamps_give_the_last_sojourn_and_zero_when_empty() {
+        let (mut h, mut q) = pie(Config::default());
+        h.arrive(&mut q, 1000, Ecn::NotEct);
+        h.now = 3 * MS;
+        h.arrive(&mut q, 1000, Ecn::NotEct);
+        h.now = 10 * MS;
+        h.depart(&mut q);
+        assert_eq!(q.qdelay, 10 * MS);
+        h.depart(&mut q);
+        assert_eq!(q.qdelay, 0, "queue empty after the departure");
+    }
+
+    #[test]
+    fn dequeue_rate_estimator_measures_cycles_of_dq_threshold_bytes() {
+        let (mut h, mut q) = pie(Config { dq_rate_estimator: true, ..Default::default() });
+        for _ in 0..30 {
+            h.arrive(&mut q, 1000, Ecn::NotEct);
+        }
+        // One departure per ms. At 1 ms 29000 B remain (>= 16384): a cycle opens. Departures at 2..=18 ms
+        // count 17 * 1000 = 17000 >= 16384 bytes over 17 ms: 1e6 B/s. 12000 B remain: no new cycle.
+        for t in 1..=18 {
+            h.now = t * MS;
+            h.depart(&mut q);
+        }
+        assert!(close(q.rate.avg_rate, 17000.0 / 0.017));
+        assert!(!q.rate.measuring);
+        update(&mut h, &mut q);
+        assert_eq!(q.qdelay, 12 * MS, "12000 B at 1e6 B/s");
+        assert!(close(q.drop_prob, (0.125 * (0.012 - 0.015) + 1.25 * 0.012) / 2048.0));
+        // Second cycle at half the speed: 500000 B/s, averaged 50/50 with the first.
+        for _ in 0..20 {
+            h.arrive(&mut q, 1000, Ecn::NotEct);
+        }
+        for k in 0..=17 {
+            h.now = (19 + 2 * k) * MS;
+            h.depart(&mut q);
+        }
+        assert!(close(q.rate.avg_rate, 0.5 * 1e6 + 0.5 * (17000.0 / 0.034)));
+    }
+
+    #[test]
+    fn derandomisation_spaces_drops_by_accumulated_probability() {
+        let (mut h, mut q) = pie(Config { derandomize: true, ..Default::default() });
+        for _ in 0..2 {
+            h.arrive(&mut q, 1000, Ecn::NotEct);
+        }
+        q.burst_allowance = 0;
+        q.qdelay_old = secs(1.0);
+        q.drop_prob = 0.1;
+        // accu_prob = 0.1 .. 0.8 < 0.85: the first 8 arrivals are never dropped.
+        for _ in 0..8 {
+            assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+        }
+        assert!(close(q.accu_prob, 0.8));
+        // Reaching 8.5 always drops, and the drop resets the sum.
+        q.accu_prob = 8.45;
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_some());
+        assert_eq!(q.accu_prob, 0.0);
+        assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
+    }
+
+    #[test]
+    fn bytes_mode_limits_bytes_and_scales_the_probability() {
+        let cfg = Config { bytes: true, limit: 4, mean_pktsize: 1000, ..Default::default() };
+        let (mut h, mut q) = pie(cfg);
+        // 4000-byte buffer: 1000 + 1500 + 1000 = 3500; 600 more would exceed, 500 fits exactly.
+        for size in [1000, 1500, 1000] {
+            assert!(h.arrive(&mut q, size, Ecn::NotEct).is_none());
+        }
+        assert!(matches!(
+            h.arrive(&mut q, 600, Ecn::NotEct),
+            Some(QueueAction::Dropped(_, DropReason::Overflow))
+        ));
+        assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_none());
+        assert_eq!(q.len_bytes(), 4000);
+        // drop_prob 0.5 scaled by 40/1000 for small packets: rarely selected; by 2000/1000 = 1: always.
+        let (mut h, mut q) = pie(Config { bytes: true, ..Default::default() });
+        h.arrive(&mut q, 1500, Ecn::NotEct);
+        q.burst_allowance = 0;
+        q.qdelay_old = secs(1.0);
+        q.drop_prob = 0.5;
+        assert!(h.arrive(&mut q, 2000, Ecn::NotEct).is_none(), "1500 B < 2 * mean_pktsize queued");
+        assert!(h.arrive(&mut q, 2000, Ecn::NotEct).is_some());
+        let small = (0..500).filter(|_| h.arrive(&mut q, 40, Ecn::NotEct).is_some()).count();
+        assert!(small > 0 && small < 30, "{small} of 500 at p = 0.02");
+    }
+
+    #[test]
+    fn registered_under_kind_pie() {
+        let c: crate::aqm::QueueConfig =
+            toml::from_str("kind = \"pie\"\nqdelay_ref = 0.02\nbytes = true").unwrap();
+        assert!(matches!(c, crate::aqm::QueueConfig::Pie(_)));
+        assert_eq!(c.name(), "pie");
+        assert!(c.validate().is_ok());
+        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
+        assert_eq!(q.len_packets(), 0);
+        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"pie\"\nbogus = 1").is_err());
+    }
+
+    #[test]
+    fn validate_rejects_nonsense() {
+        assert!(Config::default().validate().is_ok());
+        let bad = |c: Config| c.validate().unwrap_err().0;
+        assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
+        assert_eq!(bad(Config { qdelay_ref: 0.0, ..Default::default() }), "qdelay_ref");
+        assert_eq!(bad(Config { t_update: -0.015, ..Default::default() }), "t_update");
+        assert_eq!(bad(Config { alpha: -1.0, ..Default::default() }), "alpha");
+        assert_eq!(bad(Config { max_burst: f64::NAN, ..Default::default() }), "max_burst");
+        assert_eq!(bad(Config { dq_threshold: 0, ..Default::default() }), "dq_threshold");
+        assert_eq!(bad(Config { mark_ecnth: 1.5, ..Default::default() }), "mark_ecnth");
+        assert_eq!(bad(Config { mean_pktsize: 0, ..Default::default() }), "mean_pktsize");
+    }
+}
