@@ -1,1 +1,80 @@
+//! Python bindings: the module `aqmlab._core`. Scenarios go in as TOML text, results come out as JSON
+//! text that the Python side turns into tables; no Python runs during a simulation except the optional
+//! progress callback, a few hundred times per run.
 
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::prelude::*;
+
+fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Parses and checks a scenario; returns a JSON description of the resolved model (nodes, links, flows).
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None))]
+fn validate(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+    let m = aqmlab_core::load(text, file, &overrides, seed).map_err(scenario_error)?;
+    let desc = serde_json::json!({
+        "name": m.name,
+        "seed": m.seed,
+        "duration_s": m.duration as f64 * 1e-9,
+        "warmup_s": m.warmup as f64 * 1e-9,
+        "nodes": m.nodes.len(),
+        "links": m.links.iter().map(|l| serde_json::json!({
+            "link": l.name, "rate_bps": l.info.rate_bps, "delay_s": l.info.delay as f64 * 1e-9,
+            "queue": l.queue.name(),
+        })).collect::<Vec<_>>(),
+        "flows": m.flows.len(),
+        "classes": m.classes,
+    });
+    Ok(desc.to_string())
+}
+
+/// Runs a scenario and returns its results as JSON. `progress(sim_time_s)` is called every 0.5% of the
+/// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None))]
+fn run(
+    py: Python<'_>,
+    text: &str,
+    file: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    progress: Option<PyObject>,
+) -> PyResult<String> {
+    let model = aqmlab_core::load(text, file, &overrides, seed).map_err(scenario_error)?;
+    let mut failure: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut cb = |t: u64| -> bool {
+            Python::with_gil(|py| {
+                if let Err(e) = py.check_signals() {
+                    failure = Some(e);
+                    return false;
+                }
+                if let Some(p) = &progress {
+                    if let Err(e) = p.call1(py, (t as f64 * 1e-9,)) {
+                        failure = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        aqmlab_core::run(model, Some(&mut cb))
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if result.summary.interrupted {
+        return Err(PyKeyboardInterrupt::new_err("run interrupted"));
+    }
+    serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,49 @@
+# aqmlab — the two set-up commands are `make demo` and `make test`; both install what they need.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+export CARGO_TERM_PROGRESS_WHEN = never
+
+.PHONY: demo test build lint rust-test py-test bench bench-compare validate clean
+
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements.txt
+	touch $@
+
+# Builds the Rust engine into the virtual environment (aqmlab._core) and the benchmark binary.
+build: $(VENV)/.installed
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet
+	cargo build --release --quiet -p aqmlab-core --bin aqmlab-bench
+
+demo: build
+	$(VENV)/bin/aqmlab run scenarios/example.toml --out results/demo
+
+lint: $(VENV)/.installed
+	cargo fmt --all --check
+	cargo clippy --all-targets --quiet -- -D warnings
+	$(VENV)/bin/ruff check python tests validation
+	$(VENV)/bin/ruff format --check python tests validation
+
+rust-test:
+	cargo test --quiet -p aqmlab-core
+
+py-test: build
+	$(VENV)/bin/pytest -q
+
+test: lint rust-test py-test
+
+bench: build
+	$(PY) validation/bench.py
+
+bench-compare: build
+	bash validation/ns2/install-ns2.sh
+	$(PY) validation/bench.py --compare
+
+validate: build
+	bash validation/ns2/install-ns2.sh
+	$(PY) validation/compare_ns2.py
+
+clean:
+	rm -rf target $(VENV) results
