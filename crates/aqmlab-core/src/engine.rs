@@ -9,6 +9,7 @@ use crate::aqm::{QueueAction, QueueDisc, QueueEnv};
 use crate::metrics::{
     mean_std, CwndTrace, FlowRow, LinkClassRow, LinkMetrics, LinkRow, QueueSamples, RunResult, Summary,
 };
+use crate::net::loss::LossModel;
 use crate::net::{PacketArena, PacketId, Proto};
 use crate::scenario::build::{FlowModelKind, Model};
 use crate::sim::{rng, time, EventQueue, Rng, Time};
@@ -37,6 +38,7 @@ enum Event {
 struct Link {
     queue: Box<dyn QueueDisc>,
     info: crate::aqm::LinkInfo,
+    loss: Option<LossModel>,
     on_wire: Option<PacketId>,
     in_flight: VecDeque<(Time, PacketId)>,
     rng: Rng,
@@ -86,6 +88,7 @@ impl Simulation {
             .map(|l| Link {
                 queue: l.queue.build(l.info),
                 info: l.info,
+                loss: l.loss.as_ref().map(LossModel::new),
                 on_wire: None,
                 in_flight: VecDeque::new(),
                 rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
@@ -210,6 +213,18 @@ impl Simulation {
             let c = &mut link.metrics.by_class[p.class as usize];
             c.arrivals += 1;
             c.arrival_bytes += p.size as u64;
+        }
+        if let Some(loss) = &mut link.loss {
+            let p = self.packets.get(pkt);
+            if loss.lose(p.payload, &mut link.rng) {
+                if self.measuring {
+                    let c = &mut link.metrics.by_class[p.class as usize];
+                    c.drops_error += 1;
+                    c.drop_bytes += p.size as u64;
+                }
+                self.packets.free(pkt);
+                return;
+            }
         }
         let mut env = QueueEnv {
             now: self.now,

@@ -66,13 +66,15 @@ pub struct ClassCounters {
     pub drops_early: u64,
     /// Early drops of non-ECN-capable packets the AQM would have marked.
     pub drops_not_ect: u64,
+    /// Losses of the link's error model (before the queue).
+    pub drops_error: u64,
     pub drop_bytes: u64,
     pub marks: u64,
 }
 
 impl ClassCounters {
     pub fn drops(&self) -> u64 {
-        self.drops_overflow + self.drops_early + self.drops_not_ect
+        self.drops_overflow + self.drops_early + self.drops_not_ect + self.drops_error
     }
 
     pub fn count_drop(&mut self, reason: DropReason, bytes: u32) {
@@ -92,6 +94,7 @@ impl ClassCounters {
         self.drops_overflow += o.drops_overflow;
         self.drops_early += o.drops_early;
         self.drops_not_ect += o.drops_not_ect;
+        self.drops_error += o.drops_error;
         self.drop_bytes += o.drop_bytes;
         self.marks += o.marks;
     }

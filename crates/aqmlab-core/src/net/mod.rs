@@ -1,5 +1,6 @@
 //! Packets, nodes, links and routes.
 
+pub mod loss;
 pub mod packet;
 pub mod routing;
 

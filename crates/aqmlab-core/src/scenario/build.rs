@@ -4,6 +4,7 @@
 
 use super::{locate, FlowGroup, FlowKind, NodeSel, Pairing, Scenario, ScenarioError, StartSpec};
 use crate::aqm::{LinkInfo, QueueConfig};
+use crate::net::loss::LossSpec;
 use crate::net::routing::Graph;
 use crate::sim::{rng, Time};
 use crate::tcp::TcpConfig;
@@ -19,6 +20,7 @@ pub struct LinkModel {
     pub to: u32,
     pub info: LinkInfo,
     pub queue: QueueConfig,
+    pub loss: Option<LossSpec>,
 }
 
 #[derive(Clone, Debug)]
@@ -123,7 +125,11 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         let b = add_node(&l.b, &mut nodes);
         let info = LinkInfo { rate_bps: l.rate.0, delay: l.delay.0 };
         let default_q = l.queue.clone().unwrap_or_default();
-        for (from, to, q, field) in [(a, b, &l.queue_ab, "queue_ab"), (b, a, &l.queue_ba, "queue_ba")] {
+        let directions = [(a, b, &l.queue_ab, "queue_ab", &l.loss_ab, "loss_ab"), (b, a, &l.queue_ba, "queue_ba", &l.loss_ba, "loss_ba")];
+        for (from, to, q, field, loss, loss_field) in directions {
+            if let Some(Err((f, expected))) = loss.as_ref().map(LossSpec::validate) {
+                return Err(cx.err(format!("{path}.{loss_field}.{f}"), expected));
+            }
             let queue = q.clone().unwrap_or_else(|| default_q.clone());
             if let Err((f, expected)) = queue.validate() {
                 let field = if q.is_some() { field } else { "queue" };
@@ -135,6 +141,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 to,
                 info,
                 queue,
+                loss: loss.clone(),
             });
         }
     }

@@ -92,6 +92,9 @@ pub struct LinkSpec {
     pub queue: Option<QueueConfig>,
     pub queue_ab: Option<QueueConfig>,
     pub queue_ba: Option<QueueConfig>,
+    /// Error models of the a→b and b→a directions (none by default).
+    pub loss_ab: Option<crate::net::loss::LossSpec>,
+    pub loss_ba: Option<crate::net::loss::LossSpec>,
 }
 
 #[derive(Clone, Debug, Deserialize)]

@@ -31,6 +31,8 @@ impl Dumbbell {
                     queue: Some(access_queue.clone()),
                     queue_ab: None,
                     queue_ba: None,
+                    loss_ab: None,
+                    loss_ba: None,
                 });
             }
         }
@@ -42,6 +44,8 @@ impl Dumbbell {
             queue: None,
             queue_ab: Some(self.queue.clone()),
             queue_ba: Some(self.reverse_queue.clone().unwrap_or_else(|| self.queue.clone())),
+            loss_ab: None,
+            loss_ba: None,
         });
         links
     }
