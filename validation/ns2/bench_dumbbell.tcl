@@ -19,6 +19,10 @@
 #
 # Output: one JSON object on stdout, nothing else. No trace files.
 
+# Wall clock at start; `mark_setup` (first event at t = 0) splits set-up from the event loop.
+set wall_t0 [clock milliseconds]
+set wall_setup -1
+
 # ---------------------------------------------------------------- arguments
 set N 10
 set duration 60.0
@@ -187,7 +191,7 @@ proc sample_queue {k} {
 }
 
 proc finish {} {
-    global ns N duration qkind seed routing snap q_n q_sum q_sumsq mss hdr bneck_bw t_warm tcp
+    global wall_t0 wall_setup ns N duration qkind seed routing snap q_n q_sum q_sumsq mss hdr bneck_bw t_warm tcp
     snapshot end
     set win [expr {$duration - $t_warm}]
     set good_bytes [expr {($snap(end,sink) - $snap(warm,sink)) * double($mss) / ($mss + $hdr)}]
@@ -215,11 +219,17 @@ proc finish {} {
         set acks [expr {$acks + [$tcp($i) set nackpack_]}]
     }
     set link_pkts [expr {3 * $data - 2 * $snap(end,pdrop) + 3 * $acks}]
-    puts [format "{\"simulator\": \"ns-2.35\", \"scenario\": \"bench_dumbbell\", \"n\": %d, \"duration\": %g, \"queue\": \"%s\", \"seed\": %d, \"routing\": \"%s\", \"goodput_mbps\": %.6f, \"drops\": %d, \"arrivals\": %d, \"departures\": %d, \"q_mean_pkts\": %.6f, \"q_std_pkts\": %.6f, \"q_samples\": %d, \"utilization\": %.6f, \"link_pkts_total\": %d}" \
-              $N $duration $qkind $seed $routing $goodput $drops $arr $dep $qm $qs $q_n $util $link_pkts]
+    set now_ms [clock milliseconds]
+    puts [format "{\"simulator\": \"ns-2.35\", \"scenario\": \"bench_dumbbell\", \"setup_wall_s\": %.3f, \"loop_wall_s\": %.3f, \"n\": %d, \"duration\": %g, \"queue\": \"%s\", \"seed\": %d, \"routing\": \"%s\", \"goodput_mbps\": %.6f, \"drops\": %d, \"arrivals\": %d, \"departures\": %d, \"q_mean_pkts\": %.6f, \"q_std_pkts\": %.6f, \"q_samples\": %d, \"utilization\": %.6f, \"link_pkts_total\": %d}" \
+              [expr {($wall_setup - $wall_t0) / 1000.0}] [expr {($now_ms - $wall_setup) / 1000.0}] $N $duration $qkind $seed $routing $goodput $drops $arr $dep $qm $qs $q_n $util $link_pkts]
     exit 0
 }
 
+proc mark_setup {} {
+    global wall_t0 wall_setup
+    set wall_setup [clock milliseconds]
+}
+$ns at 0.0 "mark_setup"
 $ns at $t_warm "snapshot warm"
 $ns at $t_warm "sample_queue 0"
 $ns at $duration "finish"
