@@ -399,13 +399,7 @@ impl Simulation {
         if self.traced[f as usize] {
             if let FlowState::Tcp(c) = &self.flows[f as usize] {
                 let e = &c.ends[0];
-                let last = self.cwnd_trace.flow.iter().rposition(|&x| x == f);
-                let changed = last.is_none_or(|i| {
-                    self.cwnd_trace.cwnd[i] != e.cwnd || self.cwnd_trace.ssthresh[i] != e.ssthresh
-                });
-                if changed {
-                    self.cwnd_trace.push(f, self.now, e.cwnd, e.ssthresh);
-                }
+                self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats.timeouts);
             }
         }
         let mut out = std::mem::take(&mut self.tcp_out);

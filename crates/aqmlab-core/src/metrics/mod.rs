@@ -204,14 +204,25 @@ pub struct CwndTrace {
     pub t: Vec<f64>,
     pub cwnd: Vec<f64>,
     pub ssthresh: Vec<f64>,
+    /// Retransmission timeouts so far (a row is also written when only this changes).
+    pub timeouts: Vec<u64>,
 }
 
 impl CwndTrace {
-    pub fn push(&mut self, flow: u32, now: Time, cwnd: f64, ssthresh: f64) {
+    /// Appends a row for `flow` unless nothing changed since its previous row.
+    pub fn record(&mut self, flow: u32, now: Time, cwnd: f64, ssthresh: f64, timeouts: u64) {
+        let last = self.flow.iter().rposition(|&f| f == flow);
+        let unchanged = last.is_some_and(|i| {
+            self.cwnd[i] == cwnd && self.ssthresh[i] == ssthresh && self.timeouts[i] == timeouts
+        });
+        if unchanged {
+            return;
+        }
         self.flow.push(flow);
         self.t.push(time::to_secs(now));
         self.cwnd.push(cwnd);
         self.ssthresh.push(ssthresh);
+        self.timeouts.push(timeouts);
     }
 }
 

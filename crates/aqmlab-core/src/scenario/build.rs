@@ -125,7 +125,10 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         let b = add_node(&l.b, &mut nodes);
         let info = LinkInfo { rate_bps: l.rate.0, delay: l.delay.0 };
         let default_q = l.queue.clone().unwrap_or_default();
-        let directions = [(a, b, &l.queue_ab, "queue_ab", &l.loss_ab, "loss_ab"), (b, a, &l.queue_ba, "queue_ba", &l.loss_ba, "loss_ba")];
+        let directions = [
+            (a, b, &l.queue_ab, "queue_ab", &l.loss_ab, "loss_ab"),
+            (b, a, &l.queue_ba, "queue_ba", &l.loss_ba, "loss_ba"),
+        ];
         for (from, to, q, field, loss, loss_field) in directions {
             if let Some(Err((f, expected))) = loss.as_ref().map(LossSpec::validate) {
                 return Err(cx.err(format!("{path}.{loss_field}.{f}"), expected));

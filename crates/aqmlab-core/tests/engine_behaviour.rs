@@ -1,0 +1,284 @@
+//! Whole-simulation checks of the engine against independent expectations: queueing theory (M/D/1),
+//! TCP's textbook dynamics, fairness, ECN semantics, determinism and scenario errors.
+
+use aqmlab_core::{load, run, RunResult};
+
+fn simulate(text: &str) -> RunResult {
+    run(load(text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}")), None)
+}
+
+/// S -A- R chain: access 100 Mb/s 1 ms, bottleneck A->B `rate` with `delay`, then B -> R.
+fn chain(
+    rate: &str,
+    delay: &str,
+    queue: &str,
+    extra_link: &str,
+    tcp: &str,
+    flows: &str,
+    duration: u32,
+) -> String {
+    format!(
+        r#"
+duration = {duration}
+[measure]
+warmup = 5
+sample_links = ["A->B"]
+trace_cwnd = [0]
+[tcp]
+{tcp}
+[[links]]
+a = "S"
+b = "A"
+rate = "100Mbps"
+delay = "1ms"
+queue = {{ kind = "droptail", limit = 1000 }}
+[[links]]
+a = "A"
+b = "B"
+rate = "{rate}"
+delay = "{delay}"
+queue = {queue}
+{extra_link}
+[[links]]
+a = "B"
+b = "R"
+rate = "100Mbps"
+delay = "1ms"
+queue = {{ kind = "droptail", limit = 1000 }}
+{flows}
+"#
+    )
+}
+
+const ONE_BULK: &str = "[[flows]]\nname = \"bulk\"\nkind = \"tcp_bulk\"\nsrc = \"S\"\ndst = \"R\"\n";
+
+fn link<'a>(r: &'a RunResult, name: &str) -> &'a aqmlab_core::metrics::LinkRow {
+    r.links.iter().find(|l| l.link == name).unwrap()
+}
+
+/// Times and values of the congestion-window trace of flow 0.
+fn cwnd_trace(r: &RunResult) -> Vec<(f64, f64)> {
+    let t = &r.cwnd_trace;
+    (0..t.t.len()).filter(|&i| t.flow[i] == 0).map(|i| (t.t[i], t.cwnd[i])).collect()
+}
+
+/// Times at which flow 0's retransmission timer expired.
+fn timeout_times(r: &RunResult) -> Vec<f64> {
+    let t = &r.cwnd_trace;
+    let rows: Vec<usize> = (0..t.t.len()).filter(|&i| t.flow[i] == 0).collect();
+    rows.windows(2).filter(|w| t.timeouts[w[1]] > t.timeouts[w[0]]).map(|w| t.t[w[1]]).collect()
+}
+
+#[test]
+fn one_flow_fills_a_bdp_buffer_with_slow_start_then_sawtooth() {
+    // RTT = 2·(1 + 20 + 1) ms = 44 ms; BDP = 10 Mb/s · 44 ms = 36.7 packets of 1500 B.
+    // ns-2 drop-tail holds limit − 1 waiting packets: limit 38 gives a BDP-sized buffer.
+    let text =
+        chain("10Mbps", "20ms", "{ kind = \"droptail\", limit = 38 }", "", "max_window = 1000", ONE_BULK, 60);
+    let r = simulate(&text);
+    let bottleneck = link(&r, "A->B");
+    assert!(bottleneck.utilization >= 0.95, "utilization {}", bottleneck.utilization);
+    assert_eq!(r.flows[0].timeouts, 0);
+
+    let trace = cwnd_trace(&r);
+    // Slow start: until the first decrease every change is +1 segment per ACK.
+    let first_drop = trace.windows(2).position(|w| w[1].1 < w[0].1).expect("a window reduction");
+    assert!(first_drop > 20, "slow start should run for a while ({first_drop} steps)");
+    for w in trace[..=first_drop].windows(2) {
+        assert!((w[1].1 - w[0].1 - 1.0).abs() < 1e-9, "slow start steps are +1: {w:?}");
+    }
+    // Then a sawtooth: repeated halvings (to floor(w/2)) separated by linear growth. (The slow-start
+    // overshoot loses many packets in one window and may end in a timeout, as in ns-2; the steady
+    // state is judged after the 5 s warm-up, where no timeout may happen.)
+    let reductions: Vec<(f64, f64)> =
+        trace.windows(2).filter(|w| w[1].1 < w[0].1 && w[1].0 >= 5.0).map(|w| (w[0].1, w[1].1)).collect();
+    assert!(reductions.len() >= 5, "expected a sawtooth, found {} reductions", reductions.len());
+    for &(before, after) in &reductions {
+        let expected = (before.floor() / 2.0).floor().max(1.0);
+        assert!((after - expected).abs() <= 1.0, "halving {before} -> {after}: {reductions:?}");
+    }
+    // Between reductions the growth is congestion avoidance: increments of 1/cwnd.
+    let steady: Vec<(f64, f64)> = trace.iter().copied().filter(|&(t, _)| t >= 5.0).collect();
+    let avoidance_steps = steady.windows(2).filter(|w| w[1].1 > w[0].1).map(|w| w[1].1 - w[0].1);
+    for step in avoidance_steps {
+        assert!(step < 0.5, "congestion-avoidance step {step} is too large");
+    }
+}
+
+#[test]
+fn a_single_loss_is_repaired_by_fast_retransmit_without_timeout() {
+    let text = chain(
+        "10Mbps",
+        "20ms",
+        "{ kind = \"droptail\", limit = 1000 }",
+        "loss_ab = { list = [100] }",
+        "max_window = 64",
+        &format!("{ONE_BULK}bytes = 1000000\n"),
+        20,
+    );
+    let r = simulate(&text.replace("warmup = 5", "warmup = 0"));
+    let f = &r.flows[0];
+    assert_eq!(f.fast_retransmits, 1);
+    assert_eq!(f.retransmits, 1);
+    assert_eq!(f.timeouts, 0);
+    assert_eq!(link(&r, "A->B").counters.drops_error, 1);
+}
+
+#[test]
+fn a_lost_window_needs_a_timeout_that_backs_off() {
+    // Window of 4 segments; packets 21-24 (a whole window) and 25 (its first retransmission) are lost,
+    // so no duplicate ACK can come back: the first RTO fires, the retransmission is lost, and the
+    // second RTO fires after twice the (min-clamped, 200 ms) timeout.
+    let text = chain(
+        "10Mbps",
+        "2ms",
+        "{ kind = \"droptail\", limit = 1000 }",
+        "loss_ab = { list = [21, 22, 23, 24, 25] }",
+        "max_window = 4\nmin_rto = \"200ms\"",
+        &format!("{ONE_BULK}bytes = 200000\n"),
+        20,
+    );
+    let r = simulate(&text.replace("warmup = 5", "warmup = 0"));
+    let f = &r.flows[0];
+    assert_eq!(f.timeouts, 2, "{f:?}");
+    assert_eq!(f.fast_retransmits, 0);
+    let times = timeout_times(&r);
+    assert_eq!(times.len(), 2);
+    // The second timeout follows the first by twice the 200 ms minimum RTO.
+    let gap = times[1] - times[0];
+    assert!((gap - 0.4).abs() < 0.011, "backed-off timeout after {gap} s, expected 0.4 s");
+    assert!(r.flows[0].bytes_delivered == 200_000, "all data delivered: {}", r.flows[0].bytes_delivered);
+}
+
+#[test]
+fn poisson_udp_into_drop_tail_matches_md1_mean_queue() {
+    // 1000-byte datagrams on 10 Mb/s: service time D = 0.8 ms. Poisson arrivals at 8 Mb/s: ρ = 0.8.
+    // Pollaczek–Khinchine for M/D/1, mean number waiting: Lq = ρ² / (2(1 − ρ)) = 1.6.
+    let flows =
+        "[[flows]]\nkind = \"udp_poisson\"\nsrc = \"S\"\ndst = \"R\"\nrate = \"8Mbps\"\npacket_size = 1000\n";
+    let text = chain("10Mbps", "1ms", "{ kind = \"droptail\", limit = 100000 }", "", "", flows, 1500);
+    let r = simulate(&text);
+    let q = link(&r, "A->B").q_mean_pkts;
+    let rho: f64 = 0.8;
+    let lq = rho * rho / (2.0 * (1.0 - rho));
+    assert!((q - lq).abs() / lq < 0.05, "mean queue {q}, M/D/1 predicts {lq}");
+    let util = link(&r, "A->B").utilization;
+    assert!((util - rho).abs() < 0.01, "utilization {util}");
+}
+
+#[test]
+fn ten_equal_rtt_flows_share_fairly() {
+    let text = r#"
+duration = 60
+[measure]
+warmup = 10
+[tcp]
+max_window = 1000
+[dumbbell]
+pairs = 10
+bottleneck_rate = "20Mbps"
+bottleneck_delay = "10ms"
+queue = { kind = "droptail", limit = 60 }
+access_rate = "100Mbps"
+access_delay = "5ms"
+[[flows]]
+kind = "tcp_bulk"
+between = "dumbbell"
+start = { uniform = ["0s", "1s"] }
+"#;
+    let r = simulate(text);
+    let x: Vec<f64> = r.flows.iter().map(|f| f.goodput_bps).collect();
+    let jain = x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
+    assert!(jain >= 0.9, "Jain index {jain}: {x:?}");
+    assert!(x.iter().sum::<f64>() > 0.9 * 20e6 * 1460.0 / 1500.0);
+}
+
+#[test]
+fn ce_marks_halve_the_window_once_per_rtt_without_retransmission() {
+    // CoDel with ECN marks (never drops ECT data) on a buffer that cannot overflow.
+    let text = chain(
+        "10Mbps",
+        "20ms",
+        "{ kind = \"codel\", ecn = true, limit = 10000 }",
+        "",
+        "max_window = 1000\necn = true",
+        ONE_BULK,
+        30,
+    );
+    let r = simulate(&text);
+    let f = &r.flows[0];
+    let bottleneck = link(&r, "A->B");
+    assert_eq!(f.retransmits, 0, "{f:?}");
+    assert_eq!(f.timeouts, 0);
+    assert_eq!(bottleneck.drops, 0);
+    assert!(f.ecn_reductions >= 5, "{f:?}");
+    assert!(bottleneck.counters.marks >= f.ecn_reductions);
+    let trace = cwnd_trace(&r);
+    let cuts: Vec<(f64, f64, f64)> =
+        trace.windows(2).filter(|w| w[1].1 < w[0].1).map(|w| (w[1].0, w[0].1, w[1].1)).collect();
+    for &(_, before, after) in &cuts {
+        let expected = (before.floor() / 2.0).floor().max(1.0);
+        assert!((after - expected).abs() <= 1.0, "ECN halving {before} -> {after}");
+    }
+    let base_rtt = 0.044;
+    for w in cuts.windows(2) {
+        assert!(w[1].0 - w[0].0 >= base_rtt, "two reductions within one RTT: {w:?}");
+    }
+}
+
+fn random_start_scenario() -> String {
+    r#"
+duration = 20
+[measure]
+warmup = 2
+sample_links = ["A->B"]
+[dumbbell]
+pairs = 5
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+queue = { kind = "red", thresh = 5, maxthresh = 15, queue_in_bytes = false, bytes = false, limit = 50 }
+access_rate = "100Mbps"
+access_delay = { from = "1ms", to = "20ms" }
+[[flows]]
+kind = "tcp_bulk"
+between = "dumbbell"
+start = { uniform = ["0s", "2s"] }
+"#
+    .to_string()
+}
+
+#[test]
+fn same_seed_same_results_different_seed_different_results() {
+    let text = random_start_scenario();
+    let a = serde_json::to_string(&run(load(&text, "t", &[], Some(3)).unwrap(), None)).unwrap();
+    let b = serde_json::to_string(&run(load(&text, "t", &[], Some(3)).unwrap(), None)).unwrap();
+    let c = serde_json::to_string(&run(load(&text, "t", &[], Some(4)).unwrap(), None)).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn malformed_scenarios_give_located_errors() {
+    let good = chain("10Mbps", "20ms", "{ kind = \"droptail\" }", "", "", ONE_BULK, 10);
+    let cases: Vec<(String, &str, &str)> = vec![
+        (good.replace("[measure]", "[measure]\nwarmpu = 3"), "measure.warmpu", "unknown field `warmpu`"),
+        (good.replace("duration = 10", "duration = true"), "duration", "a duration"),
+        (good.replace("dst = \"R\"", "dst = \"Q\""), "flows[0].dst", "`Q` is not a node"),
+        (good.replace("rate = \"10Mbps\"", "rate = \"-10Mbps\""), "links[1].rate", "a positive rate"),
+        (
+            format!("{good}\n[[links]]\na = \"X\"\nb = \"Y\"\nrate = \"1Mbps\"\ndelay = 0\n[[flows]]\nkind = \"tcp_bulk\"\nsrc = \"S\"\ndst = \"X\"\n"),
+            "flows[1].dst",
+            "no route",
+        ),
+        (good.replace("kind = \"droptail\" }", "kind = \"droptail\", limit = 0 }"), "links[1].queue.limit", "at least 1"),
+    ];
+    for (text, path, message) in cases {
+        let e = load(&text, "bad.toml", &[], None).expect_err(path);
+        assert_eq!(e.file, "bad.toml");
+        assert!(e.line.is_some(), "no line for {path}: {e}");
+        assert!(e.path.starts_with(path.split('.').next().unwrap()), "path {} for {path}", e.path);
+        assert!(e.to_string().contains(message), "{e} should mention {message}");
+        let shown = e.to_string();
+        assert!(shown.starts_with("bad.toml:"), "{shown}");
+    }
+}
