@@ -1,9 +1,13 @@
 //! The simulation: links, flows and the event loop that drives them.
 //!
-//! A link direction transmits one packet at a time: the packet on the wire is not in the queue (ns-2's
-//! convention), its transmission ends with a `TxDone` event, and it then propagates in the link's
-//! in-flight FIFO, whose head alone has an `Arrival` event scheduled. Nodes forward in zero time along
-//! the packet's precomputed route.
+//! A link direction transmits one packet at a time; the packet on the wire is not in the queue (ns-2's
+//! convention). A packet taken off the queue goes straight into the link's in-flight FIFO with its
+//! arrival time (end of transmission + propagation); only the FIFO's head has an `Arrival` event. A
+//! `TxDone` event is scheduled only when another packet is waiting to follow: when the queue is empty the
+//! link just records when the wire becomes free, and the discipline is told the link went idle (a
+//! `dequeue` returning `None`, at that time) when the next packet arrives. Most links in a network are
+//! uncongested, so this saves an event for most packet forwards. Nodes forward in zero time along the
+//! packet's precomputed route.
 
 use crate::aqm::{QueueAction, QueueDisc, QueueEnv};
 use crate::metrics::{
@@ -39,7 +43,13 @@ struct Link {
     queue: Box<dyn QueueDisc>,
     info: crate::aqm::LinkInfo,
     loss: Option<LossModel>,
-    on_wire: Option<PacketId>,
+    /// The wire is busy transmitting until this time.
+    busy_until: Time,
+    /// A `TxDone` event is scheduled for `busy_until`.
+    tx_pending: bool,
+    /// The queue emptied at the last transmission start and has not yet been asked for a packet at
+    /// `busy_until`, the instant the link went idle.
+    idle_unreported: bool,
     in_flight: VecDeque<(Time, PacketId)>,
     rng: Rng,
     metrics: LinkMetrics,
@@ -89,7 +99,9 @@ impl Simulation {
                 queue: l.queue.build(l.info),
                 info: l.info,
                 loss: l.loss.as_ref().map(LossModel::new),
-                on_wire: None,
+                busy_until: 0,
+                tx_pending: false,
+                idle_unreported: false,
                 in_flight: VecDeque::new(),
                 rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
                 metrics: LinkMetrics::new(classes),
@@ -226,6 +238,15 @@ impl Simulation {
                 return;
             }
         }
+        let wire_free = self.now >= link.busy_until && !link.tx_pending;
+        if wire_free && link.idle_unreported {
+            // The link went idle at `busy_until`: let the discipline see that instant first.
+            link.idle_unreported = false;
+            let at = link.busy_until;
+            let idle = self.dequeue(l, at);
+            debug_assert!(idle.is_none(), "a packet waited while the link was idle");
+        }
+        let link = &mut self.links[l as usize];
         let mut env = QueueEnv {
             now: self.now,
             link: link.info,
@@ -235,18 +256,23 @@ impl Simulation {
         };
         link.queue.enqueue(pkt, &mut env);
         self.settle_actions(l);
-        if self.links[l as usize].on_wire.is_none() {
+        let link = &mut self.links[l as usize];
+        if wire_free {
             self.start_tx(l);
         } else {
+            if !link.tx_pending {
+                link.tx_pending = true;
+                self.events.schedule(link.busy_until, Event::TxDone(l));
+            }
             self.record_queue(l);
         }
     }
 
-    /// Takes the next packet off link `l`'s queue and puts it on the wire (or leaves the link idle).
-    fn start_tx(&mut self, l: u32) {
+    /// Asks link `l`'s discipline for its next packet at time `at`.
+    fn dequeue(&mut self, l: u32, at: Time) -> Option<PacketId> {
         let link = &mut self.links[l as usize];
         let mut env = QueueEnv {
-            now: self.now,
+            now: at,
             link: link.info,
             packets: &mut self.packets,
             rng: &mut link.rng,
@@ -254,17 +280,33 @@ impl Simulation {
         };
         let next = link.queue.dequeue(&mut env);
         self.settle_actions(l);
+        next
+    }
+
+    /// The wire is free now: put the next waiting packet on it, if any.
+    fn start_tx(&mut self, l: u32) {
+        let next = self.dequeue(l, self.now);
         let link = &mut self.links[l as usize];
-        link.on_wire = next;
         if let Some(p) = next {
-            let size = self.packets.get(p).size;
+            let pk = self.packets.get(p);
             if self.measuring {
-                let c = &mut link.metrics.by_class[self.packets.get(p).class as usize];
+                let c = &mut link.metrics.by_class[pk.class as usize];
                 c.departures += 1;
-                c.departure_bytes += size as u64;
+                c.departure_bytes += pk.size as u64;
             }
-            let done = self.now + time::tx_time(size, link.info.rate_bps);
-            self.events.schedule(done, Event::TxDone(l));
+            link.metrics.forwards += 1;
+            link.busy_until = self.now + time::tx_time(pk.size, link.info.rate_bps);
+            let arrives = link.busy_until + link.info.delay;
+            link.in_flight.push_back((arrives, p));
+            if link.in_flight.len() == 1 {
+                self.events.schedule(arrives, Event::Arrival(l));
+            }
+            if link.queue.len_packets() > 0 {
+                link.tx_pending = true;
+                self.events.schedule(link.busy_until, Event::TxDone(l));
+            } else {
+                link.idle_unreported = true;
+            }
         }
         self.record_queue(l);
     }
@@ -300,14 +342,7 @@ impl Simulation {
     }
 
     fn tx_done(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        let p = link.on_wire.take().expect("TxDone with an empty wire");
-        link.metrics.forwards += 1;
-        let at = self.now + link.info.delay;
-        link.in_flight.push_back((at, p));
-        if link.in_flight.len() == 1 {
-            self.events.schedule(at, Event::Arrival(l));
-        }
+        self.links[l as usize].tx_pending = false;
         self.start_tx(l);
     }
 
