@@ -213,6 +213,9 @@ class RunResult:
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=parent))
         old: Path | None = None
         try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes it private; a run folder is an ordinary folder
             summary = {**self.summary, **self.scenario_record()}
             _write_file(tmp / "summary.json", (json.dumps(summary, indent=2, allow_nan=True) + "\n").encode())
             for name, df in self.tables().items():
