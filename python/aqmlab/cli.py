@@ -1,0 +1,351 @@
+"""The `aqmlab` command: run or validate a scenario.
+
+    aqmlab run SCENARIO.toml [--out DIR] [--seed N] [--set key=value ...] [--quiet]
+    aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...]
+
+Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
+prints "interrupted" and exits with 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+from aqmlab import __version__, api
+
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+#: Runs shorter than this (wall time) never show a progress bar.
+PROGRESS_AFTER_S = 2.0
+#: Rows of the per-link table before "… and N more".
+MAX_LINK_ROWS = 10
+
+
+class CliError(Exception):
+    """An error reported as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage block
+        raise CliError(f"{message} (see `{self.prog} --help`)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="aqmlab", description="A packet-level laboratory for active queue management.")
+    p.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+
+    def common(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+        sp.add_argument("--seed", type=int, metavar="N", help="run seed (replaces the scenario's `seed`)")
+        sp.add_argument(
+            "--set",
+            dest="overrides",
+            action="append",
+            default=[],
+            metavar="key=value",
+            help="change a scenario field, e.g. dumbbell.pairs=10 or flows.0.tcp.ecn=true (repeatable)",
+        )
+
+    r = sub.add_parser("run", help="run a scenario and write its run folder", description="Run a scenario.")
+    common(r)
+    r.add_argument("--out", metavar="DIR", help="run folder (default results/<name>-seed<N>)")
+    r.add_argument("--quiet", "-q", action="store_true", help="print only the run folder")
+    v = sub.add_parser("validate", help="check a scenario and describe it", description="Check a scenario.")
+    common(v)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `aqmlab` console script; returns the exit status."""
+    args = None
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "run":
+            return cmd_run(args)
+        return cmd_validate(args)
+    except KeyboardInterrupt:
+        _error_line("interrupted", prefix=False)
+        return EXIT_INTERRUPTED
+    except SystemExit as e:  # --help / --version
+        return e.code if isinstance(e.code, int) else 0
+    except api.ScenarioError as e:
+        _error_line(str(e) + _override_hint(str(e), getattr(args, "overrides", [])))
+    except CliError as e:
+        _error_line(str(e))
+    except OSError as e:
+        where = e.filename if e.filename is not None else ""
+        _error_line(f"{where}: {e.strerror}" if where and e.strerror else str(e))
+    except Exception as e:  # noqa: BLE001 - never show a traceback; AQMLAB_DEBUG=1 does
+        if os.environ.get("AQMLAB_DEBUG"):
+            raise
+        _error_line(f"internal error: {type(e).__name__}: {e} (AQMLAB_DEBUG=1 shows the traceback)")
+    return EXIT_ERROR
+
+
+def _override_hint(message: str, overrides: list[str]) -> str:
+    """Names the --set that put a bad value in place: its line number is that of the edited document."""
+    m = re.match(r"^[^:]*(?::\d+)?: ([\w\[\].-]+): ", message)
+    if not m or message.startswith("--set:"):
+        return ""
+    path = re.sub(r"\[(\d+)\]", r".\1", m.group(1))
+    for ov in overrides:
+        key = ov.partition("=")[0].strip()
+        if key == path or path.startswith(key + "."):
+            return f" (set by --set {ov})"
+    return ""
+
+
+def _error_line(message: str, prefix: bool = True) -> None:
+    one_line = " ".join(s.strip() for s in str(message).splitlines() if s.strip())
+    sys.stderr.write(f"aqmlab: error: {one_line}\n" if prefix else f"{one_line}\n")
+    sys.stderr.flush()
+
+
+def _load(path: str) -> str:
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory, not a scenario file")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------- validate
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    desc = api.validate(_load(args.scenario), seed=args.seed, set=args.overrides)
+    out = _stdout_console()
+    out.print(Text(f"{args.scenario}: OK", style="bold green"))
+    facts = Table.grid(padding=(0, 2))
+    facts.add_row("name", Text(desc["name"] or "(none)"))
+    facts.add_row("seed", str(desc["seed"]))
+    facts.add_row("duration", _secs(desc["duration_s"]))
+    facts.add_row("warm-up", _secs(desc["warmup_s"]))
+    facts.add_row("nodes", str(desc["nodes"]))
+    facts.add_row("link directions", str(len(desc["links"])))
+    facts.add_row("flows", str(desc["flows"]))
+    facts.add_row("classes", Text(", ".join(desc["classes"]) or "(none)"))
+    out.print(facts)
+    t = Table(title="Link directions", title_justify="left", box=box.SIMPLE_HEAD)
+    for col, justify in (("link", "left"), ("rate", "right"), ("delay", "right"), ("queue", "left")):
+        t.add_column(col, justify=justify)
+    for link in desc["links"][:MAX_LINK_ROWS]:
+        t.add_row(Text(link["link"]), _rate(link["rate_bps"]), _secs(link["delay_s"]), Text(link["queue"]))
+    out.print(t)
+    if len(desc["links"]) > MAX_LINK_ROWS:
+        out.print(f"… and {len(desc['links']) - MAX_LINK_ROWS} more link directions")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------- run
+
+
+class _LazyProgress:
+    """A progress bar on simulated time that appears only once a run has taken PROGRESS_AFTER_S."""
+
+    def __init__(self, total_s: float, enabled: bool) -> None:
+        self.total = total_s
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        self.bar: Progress | None = None
+        self.task = None
+
+    def __call__(self, sim_s: float) -> None:
+        if self.bar is None:
+            if not self.enabled or time.perf_counter() - self.t0 < PROGRESS_AFTER_S:
+                return
+            self.bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated, {task.fields[wall]} wall"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            wall = f"{time.perf_counter() - self.t0:.0f} s"
+            self.task = self.bar.add_task("run", total=self.total, completed=sim_s, wall=wall)
+            self.bar.start()
+        self.bar.update(self.task, completed=sim_s, wall=f"{time.perf_counter() - self.t0:.0f} s")
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    path = _load(args.scenario)
+    # Checks the scenario first (fast, and gives the duration for the progress bar).
+    desc = api.validate(path, seed=args.seed, set=args.overrides)
+    progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
+    try:
+        result = api.run(path, seed=args.seed, set=args.overrides, progress=progress)
+    finally:
+        progress.stop()
+    s = result.summary
+    out_dir = Path(args.out) if args.out else Path("results") / _default_folder(s, args.scenario)
+    result.write(out_dir)
+    if args.quiet:
+        print(out_dir)
+        return 0
+    out = _stdout_console()
+    print_summary(result, out)
+    out.print(Text(f"Run folder: {out_dir}", style="bold"))
+    return 0
+
+
+def _stdout_console() -> Console:
+    """Rich console for the report: the terminal's width, or 120 columns when stdout is not a terminal
+    (rich would otherwise wrap the tables at 80)."""
+    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+    return Console(highlight=False, width=width)
+
+
+def _default_folder(summary: dict, scenario_path: str) -> str:
+    name = summary.get("name") or Path(scenario_path).stem
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "run"
+    return f"{name}-seed{summary['seed']}"
+
+
+def print_summary(result: api.RunResult, out: Console) -> None:
+    """Run facts, the busiest links and the flow classes."""
+    s = result.summary
+    window = s["end_s"] - s["warmup_s"]
+    facts = Table.grid(padding=(0, 2))
+    facts.add_row("scenario", Text(f"{s['name'] or '(unnamed)'}  ({s['scenario_file']})"))
+    facts.add_row("seed", str(s["seed"]))
+    facts.add_row("simulated", f"{_secs(s['end_s'])}  (of {_secs(s['duration_s'])})")
+    facts.add_row(
+        "warm-up",
+        f"{_secs(s['warmup_s'])}  (measured {_secs(s['warmup_s'])} – {_secs(s['end_s'])}, {_secs(window)})",
+    )
+    facts.add_row("events", f"{s['events']:,}")
+    facts.add_row("wall time", f"{s['wall_s']:.3f} s")
+    rate = s["link_forwards"] / s["wall_s"] if s["wall_s"] > 0 else math.inf
+    facts.add_row("link forwards", f"{s['link_forwards']:,}  ({_si(rate)}/s wall)")
+    facts.add_row("flows", str(s["flows"]))
+    if s["overrides"]:
+        facts.add_row("overrides", Text(" ".join(s["overrides"])))
+    out.print(facts)
+    out.print()
+    out.print(link_table(result.links))
+    out.print()
+    if len(result.flows):
+        out.print(class_table(result.flows))
+
+
+def link_table(links: pd.DataFrame) -> Table:
+    more = len(links) - MAX_LINK_ROWS
+    caption = f"… and {more} more link directions (all in links.parquet)\n" if more > 0 else ""
+    caption += (
+        "drops o/e/n: buffer overflow / early (AQM) / early because the packet was not ECN-capable;"
+        " queue: time-weighted mean ± std of waiting packets"
+    )
+    t = Table(
+        title="Busiest links (after warm-up)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption=caption,
+        caption_justify="left",
+    )
+    cols = [
+        ("link", "left"),
+        ("queue", "left"),
+        ("util %", "right"),
+        ("arrivals", "right"),
+        ("drops o/e/n", "right"),
+        ("marks", "right"),
+        ("loss %", "right"),
+        ("queue mean±std", "right"),
+    ]
+    for name, justify in cols:
+        t.add_column(name, justify=justify)
+    top = links.sort_values(["utilization", "arrivals"], ascending=False, kind="stable").head(MAX_LINK_ROWS)
+    for row in top.itertuples(index=False):
+        t.add_row(
+            Text(row.link),
+            Text(row.queue),
+            f"{100 * row.utilization:.1f}",
+            f"{row.arrivals:,}",
+            f"{row.drops_overflow:,}/{row.drops_early:,}/{row.drops_not_ect:,}",
+            f"{row.marks:,}",
+            f"{100 * row.loss_rate:.2f}",
+            f"{row.q_mean_pkts:.1f}±{row.q_std_pkts:.1f}",
+        )
+    return t
+
+
+def class_table(flows: pd.DataFrame) -> Table:
+    t = Table(title="Flow classes (after warm-up)", title_justify="left", box=box.SIMPLE_HEAD)
+    for name, justify in (
+        ("class", "left"),
+        ("kind", "left"),
+        ("flows", "right"),
+        ("goodput Mb/s", "right"),
+        ("per flow Mb/s", "right"),
+        ("retransmits", "right"),
+        ("timeouts", "right"),
+    ):
+        t.add_column(name, justify=justify)
+    g = flows.groupby("class", sort=False)
+    agg = pd.DataFrame(
+        {
+            "kind": g["kind"].agg(lambda k: "/".join(dict.fromkeys(k))),
+            "flows": g.size(),
+            "goodput": g["goodput_bps"].sum(),
+            "retransmits": g["retransmits"].sum(),
+            "timeouts": g["timeouts"].sum(),
+        }
+    )
+    for cls, row in agg.iterrows():
+        t.add_row(
+            Text(str(cls)),
+            Text(row["kind"]),
+            f"{row['flows']:,}",
+            f"{row['goodput'] / 1e6:.3f}",
+            f"{row['goodput'] / 1e6 / row['flows']:.3f}",
+            f"{row['retransmits']:,}",
+            f"{row['timeouts']:,}",
+        )
+    return t
+
+
+def _secs(s: float) -> str:
+    if s == 0:
+        return "0 s"
+    if abs(s) < 1:
+        return f"{s * 1e3:g} ms"
+    return f"{s:g} s"
+
+
+def _rate(bps: float) -> str:
+    for unit, scale in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:g} {unit}"
+    return f"{bps:g} b/s"
+
+
+def _si(x: float) -> str:
+    if not math.isfinite(x):
+        return "∞"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.2f} {unit}"
+    return f"{x:.0f}"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
