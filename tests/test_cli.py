@@ -80,7 +80,6 @@ def test_set_overrides_reach_the_run_and_summary(example, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["overrides"] == ["links.3.rate=20Mbps", "measure.warmup=1s"]
     assert summary["warmup_s"] == 1.0
-    assert summary["scenario_overrides_applied"] is True
     assert 'rate = "20Mbps"' in summary["scenario"]
     assert summary["scenario_original"] == example.read_text()
     links = pd.read_parquet(out / "links.parquet").set_index("link")

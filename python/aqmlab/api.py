@@ -7,7 +7,6 @@ import os
 import shutil
 import tempfile
 import time
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,18 +183,14 @@ class RunResult:
 
     def scenario_record(self) -> dict:
         """The scenario as run, for ``summary.json``: ``scenario`` is the TOML text with the overrides (and
-        a ``--seed``) applied when that can be reconstructed faithfully (comments are then lost and the
-        original is kept in ``scenario_original``), else the original text; ``overrides`` are listed
-        either way."""
+        a ``--seed``) applied by the engine (the original is kept in ``scenario_original``)."""
         text = self.scenario_text
         overrides = list(self.summary.get("overrides", []))
         seed = self.seed_override
         if not overrides and seed is None:
-            return {"scenario": text, "scenario_overrides_applied": True}
-        resolved = _resolve_text(text, overrides, seed, self.summary.get("scenario_file", ""))
-        if resolved is None:
-            return {"scenario": text, "scenario_overrides_applied": False}
-        return {"scenario": resolved, "scenario_overrides_applied": True, "scenario_original": text}
+            return {"scenario": text}
+        resolved = _core.resolve(text, self.summary.get("scenario_file", ""), overrides, seed)
+        return {"scenario": resolved, "scenario_original": text}
 
     def write(self, directory: str | os.PathLike) -> Path:
         """Writes the run folder ``directory`` atomically: ``summary.json`` and one Parquet file per table
@@ -263,49 +258,3 @@ def _fsync_path(path: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _apply_overrides(doc: dict, overrides: list[str]) -> None:
-    """The engine's override rules (`scenario::apply_overrides`) on a parsed document."""
-    for ov in overrides:
-        key, sep, value = ov.partition("=")
-        if not sep:
-            raise ValueError(ov)
-        try:
-            parsed = tomllib.loads(f"v = {value.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            parsed = value.strip()
-        parts = key.strip().split(".")
-        node: Any = doc
-        for i, part in enumerate(parts):
-            last = i + 1 == len(parts)
-            if part.isdigit():
-                if not isinstance(node, list) or int(part) >= len(node):
-                    raise ValueError(ov)
-                k: Any = int(part)
-            else:
-                if not isinstance(node, dict):
-                    raise ValueError(ov)
-                k = part
-                if part not in node and not last:
-                    node[part] = {}
-            if last:
-                node[k] = parsed
-            else:
-                node = node[k]
-
-
-def _resolve_text(text: str, overrides: list[str], seed: int | None, file: str) -> str | None:
-    """The scenario text with overrides and seed applied, or None when it cannot be reproduced exactly
-    (checked by comparing the engine's description of both)."""
-    try:
-        doc = tomllib.loads(text)
-        _apply_overrides(doc, overrides)
-        if seed is not None:
-            doc["seed"] = seed
-        resolved = tomli_w.dumps(doc)
-        if _core.validate(resolved, file, [], None) != _core.validate(text, file, overrides, seed):
-            return None
-        return resolved
-    except (ValueError, TypeError, KeyError):
-        return None

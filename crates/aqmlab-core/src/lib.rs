@@ -20,14 +20,21 @@ pub use metrics::RunResult;
 pub use scenario::build::Model;
 pub use scenario::ScenarioError;
 
+/// The scenario text with `key=value` overrides and an optional seed applied: exactly what a run with
+/// these arguments simulates (comments and layout of untouched parts are kept).
+pub fn resolve(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> Result<String, ScenarioError> {
+    let mut all = overrides.to_vec();
+    if let Some(seed) = seed {
+        all.push(format!("seed={seed}"));
+    }
+    scenario::apply_overrides(text, &all, file)
+}
+
 /// Parses scenario `text` (from `file`, for messages), applies `key=value` overrides and an optional
 /// seed, and checks everything a run needs.
 pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> Result<Model, ScenarioError> {
-    let text = scenario::apply_overrides(text, overrides, file)?;
-    let mut s = scenario::parse(&text, file)?;
-    if let Some(seed) = seed {
-        s.seed = seed;
-    }
+    let text = resolve(text, file, overrides, seed)?;
+    let s = scenario::parse(&text, file)?;
     scenario::build::build(&s, &text, file)
 }
 

@@ -30,6 +30,13 @@ fn validate(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -
     Ok(desc.to_string())
 }
 
+/// The scenario text with overrides and seed applied, as a run with these arguments simulates it.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None))]
+fn resolve(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+    aqmlab_core::resolve(text, file, &overrides, seed).map_err(scenario_error)
+}
+
 /// Runs a scenario and returns its results as JSON. `progress(sim_time_s)` is called every 0.5% of the
 /// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt.
 #[pyfunction]
@@ -76,5 +83,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
     Ok(())
 }
