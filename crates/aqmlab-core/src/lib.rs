@@ -22,7 +22,12 @@ pub use scenario::ScenarioError;
 
 /// The scenario text with `key=value` overrides and an optional seed applied: exactly what a run with
 /// these arguments simulates (comments and layout of untouched parts are kept).
-pub fn resolve(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> Result<String, ScenarioError> {
+pub fn resolve(
+    text: &str,
+    file: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+) -> Result<String, ScenarioError> {
     let mut all = overrides.to_vec();
     if let Some(seed) = seed {
         all.push(format!("seed={seed}"));
