@@ -2,6 +2,9 @@
 //! text that the Python side turns into tables; no Python runs during a simulation except the optional
 //! progress callback, a few hundred times per run.
 
+// pyo3 0.22's #[pyfunction] expansion converts PyErr into PyErr, which newer clippy flags.
+#![allow(clippy::useless_conversion)]
+
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 
