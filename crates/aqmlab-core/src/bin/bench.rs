@@ -1,6 +1,7 @@
 //! Benchmark driver: runs a scenario file and prints wall time, peak RSS and link forwards per second.
 //!
-//! `aqmlab-bench SCENARIO.toml [key=value ...]` — overrides as in `aqmlab run --set`.
+//! `aqmlab-bench SCENARIO.toml [key=value ...]` — overrides as in `aqmlab run --set`. The bottleneck (the
+//! busiest link) also reports its arrivals, drops by reason and marks, for `validation/compare_ns2.py`.
 
 use std::time::Instant;
 
@@ -35,7 +36,8 @@ fn main() {
     println!(
         "{{\"simulator\": \"aqmlab\", \"scenario\": \"{}\", \"flows\": {}, \"wall_s\": {:.3}, \"peak_rss_mb\": {:.1}, \
 \"events\": {}, \"link_forwards\": {}, \"forwards_per_s\": {:.0}, \"goodput_mbps\": {:.3}, \"bottleneck\": \"{}\", \
-\"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}}}",
+\"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}, \
+\"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}}}",
         r.summary.name,
         r.summary.flows,
         wall,
@@ -49,5 +51,10 @@ fn main() {
         bottleneck.utilization,
         bottleneck.q_sample_mean_pkts,
         bottleneck.q_sample_std_pkts,
+        bottleneck.counters.arrivals,
+        bottleneck.counters.drops_overflow,
+        bottleneck.counters.drops_early + bottleneck.counters.drops_not_ect,
+        bottleneck.counters.marks,
+        bottleneck.q_mean_pkts,
     );
 }
