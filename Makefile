@@ -41,9 +41,12 @@ bench-compare: build
 	bash validation/ns2/install-ns2.sh
 	$(PY) validation/bench.py --compare
 
-validate: build
+# Cross-validation against ns-2.35 (validation/compare_ns2.py: standard library only, needs just the
+# aqmlab-bench binary and ns).
+validate:
+	cargo build --release --quiet -p aqmlab-core --bin aqmlab-bench
 	bash validation/ns2/install-ns2.sh
-	$(PY) validation/compare_ns2.py
+	python3 validation/compare_ns2.py
 
 clean:
 	rm -rf target $(VENV) results
