@@ -1,7 +1,8 @@
 //! Benchmark driver: runs a scenario file and prints wall time, peak RSS and link forwards per second.
 //!
 //! `aqmlab-bench SCENARIO.toml [key=value ...]` — overrides as in `aqmlab run --set`. The bottleneck (the
-//! busiest link) also reports its arrivals, drops by reason and marks, for `validation/compare_ns2.py`.
+//! busiest link) also reports its arrivals, drops by reason and marks, and the flows' TCP loss-recovery
+//! totals (whole run), for `validation/compare_ns2.py`.
 
 use std::time::Instant;
 
@@ -37,7 +38,8 @@ fn main() {
         "{{\"simulator\": \"aqmlab\", \"scenario\": \"{}\", \"flows\": {}, \"wall_s\": {:.3}, \"peak_rss_mb\": {:.1}, \
 \"events\": {}, \"link_forwards\": {}, \"forwards_per_s\": {:.0}, \"goodput_mbps\": {:.3}, \"bottleneck\": \"{}\", \
 \"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}, \
-\"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}}}",
+\"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}, \"tcp_timeouts\": {}, \"tcp_fast_retransmits\": {}, \
+\"tcp_retransmits\": {}}}",
         r.summary.name,
         r.summary.flows,
         wall,
@@ -56,5 +58,8 @@ fn main() {
         bottleneck.counters.drops_early + bottleneck.counters.drops_not_ect,
         bottleneck.counters.marks,
         bottleneck.q_mean_pkts,
+        r.flows.iter().map(|f| f.timeouts).sum::<u64>(),
+        r.flows.iter().map(|f| f.fast_retransmits).sum::<u64>(),
+        r.flows.iter().map(|f| f.retransmits).sum::<u64>(),
     );
 }
