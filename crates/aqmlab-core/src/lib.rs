@@ -15,7 +15,7 @@ pub mod tcp;
 pub mod topology;
 pub mod traffic;
 
-pub use engine::{Progress, Simulation};
+pub use engine::{Progress, RecordSink, Simulation};
 pub use metrics::RunResult;
 pub use scenario::build::Model;
 pub use scenario::ScenarioError;
@@ -43,7 +43,13 @@ pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> 
     scenario::build::build(&s, &text, file)
 }
 
-/// Simulates a model; `progress` is called with the simulated time every 0.5% of the run.
+/// Simulates a model; `progress` is called with the simulated time every 0.5% of the run. Pair
+/// records (with `measure.pair_records`) are returned in the result.
 pub fn run(model: Model, progress: Option<Progress>) -> RunResult {
-    Simulation::new(model).run(progress)
+    Simulation::new(model, None).run(progress)
+}
+
+/// As [`run`], but completed pairs go to `sink` in batches instead of accumulating in memory.
+pub fn run_with_sink(model: Model, progress: Option<Progress>, sink: RecordSink) -> RunResult {
+    Simulation::new(model, Some(sink)).run(progress)
 }

@@ -4,6 +4,8 @@
 //! Nothing here grows with simulated time except the optional sample and trace columns, whose size the
 //! scenario chooses (sampled links × duration / interval).
 
+pub mod response;
+
 use crate::aqm::DropReason;
 use crate::sim::{time, Time};
 use serde::Serialize;
@@ -226,6 +228,32 @@ impl CwndTrace {
     }
 }
 
+/// Packets of one traffic class, over every link: sent by sources, dropped anywhere.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassRow {
+    pub class: String,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Drops of this class at every queue and error model.
+    pub drops: u64,
+    /// drops ÷ packets sent.
+    pub loss_rate: f64,
+    pub marks: u64,
+}
+
+/// Connections of one PackMime generator.
+#[derive(Clone, Debug, Serialize)]
+pub struct GeneratorRow {
+    pub generator: String,
+    pub class: String,
+    /// Connections opened during the whole run / closed / still open at the end.
+    pub connections_started: u64,
+    pub connections_finished: u64,
+    pub connections_open: u64,
+    /// Request/response pairs planned on the started connections.
+    pub pairs_planned: u64,
+}
+
 /// Run-level facts.
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -239,9 +267,14 @@ pub struct Summary {
     pub link_forwards: u64,
     /// Most packets alive at once (slab high-water mark).
     pub packets_peak: u64,
+    /// Connections and flows opened in the run.
     pub flows: u64,
+    /// Flow slots ever in use at once (finished connections' slots are reused).
+    pub flow_slots: u64,
     /// True when the run was stopped early by the caller (e.g. Ctrl-C).
     pub interrupted: bool,
+    /// Why the run ended: "duration", "pairs" (the stop condition) or "interrupted".
+    pub ended_by: String,
     pub end_s: f64,
 }
 
@@ -256,6 +289,12 @@ pub struct RunResult {
     pub sample_link_names: Vec<String>,
     pub queue_samples: QueueSamples,
     pub cwnd_trace: CwndTrace,
+    pub classes: Vec<ClassRow>,
+    pub generators: Vec<GeneratorRow>,
+    pub responses: Vec<response::ResponseRow>,
+    pub response_bins: response::ResponseBins,
+    /// Completed pairs, when `measure.pair_records` is on and no record sink took them.
+    pub pairs: response::PairColumns,
 }
 
 /// Mean and standard deviation of a sample.

@@ -55,8 +55,10 @@ pub struct Packet {
     pub flags: u8,
     /// True for packets sent by the connection's passive side (server → client).
     pub from_responder: bool,
-    /// Flow (TCP connection or UDP flow) index, unique in the run.
+    /// Flow slot (TCP connection or UDP flow) and the slot's generation: slots of finished
+    /// connections are reused, and a late packet of an old connection is recognised by its generation.
     pub flow: u32,
+    pub flow_gen: u32,
     /// Traffic class of the flow, for per-class counters.
     pub class: u16,
     /// Index of the route this packet follows and the next hop on it.

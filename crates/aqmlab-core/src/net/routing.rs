@@ -50,6 +50,11 @@ impl Graph {
         Some(path)
     }
 
+    /// Number of links leaving `v`.
+    pub fn degree(&self, v: u32) -> usize {
+        self.out[v as usize].len()
+    }
+
     /// The link from `a` to `b`, if any (the lowest-numbered one).
     pub fn link_between(&self, a: u32, b: u32) -> Option<u32> {
         self.out[a as usize].iter().find(|&&(_, v)| v == b).map(|&(l, _)| l)

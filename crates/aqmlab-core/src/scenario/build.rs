@@ -2,7 +2,10 @@
 //! their start times and TCP options. Every semantic error (unknown node, missing route, bad parameter)
 //! is reported with the field path and its line in the file.
 
-use super::{locate, FlowGroup, FlowKind, NodeSel, Pairing, Scenario, ScenarioError, StartSpec};
+use super::{
+    locate, DelayDirection, DelaySpec, FlowGroup, FlowKind, NodeSel, Pairing, RttSideSpec, Scenario,
+    ScenarioError, StartSpec,
+};
 use crate::aqm::{LinkInfo, QueueConfig};
 use crate::net::loss::LossSpec;
 use crate::net::routing::Graph;
@@ -26,7 +29,52 @@ pub struct LinkModel {
 #[derive(Clone, Debug)]
 pub enum FlowModelKind {
     TcpBulk { tcp: u16, bytes: Option<u64> },
+    TcpFiles { tcp: u16, rate: f64, mean: f64, shape: f64 },
     Udp { size: u32, interval: Time, poisson: bool, stop: Time },
+}
+
+/// One direction pair a generator can place a connection on.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement {
+    pub client: u32,
+    pub server: u32,
+    /// Route client → server and server → client.
+    pub route: u32,
+    pub reverse_route: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct HttpModel {
+    pub name: String,
+    pub class: u16,
+    pub tcp: u16,
+    pub placements: Vec<Placement>,
+    pub rate: f64,
+    pub persistent: bool,
+    pub lrd: bool,
+    pub start: Time,
+    pub stop: Time,
+}
+
+#[derive(Clone, Debug)]
+pub enum DelayDist {
+    Constant(Time),
+    UniformMs(u32, u32),
+    PackmimeRtt {
+        client: bool,
+        rate: f64,
+    },
+    /// (delay in ns, cumulative probability) knots, increasing.
+    Empirical(Vec<(f64, f64)>),
+}
+
+#[derive(Clone, Debug)]
+pub struct DelayBoxModel {
+    pub node: u32,
+    /// Per node: whether this box serves flows to or from it.
+    pub serves: Vec<bool>,
+    pub delay: DelayDist,
+    pub direction: DelayDirection,
 }
 
 #[derive(Clone, Debug)]
@@ -58,6 +106,11 @@ pub struct Model {
     pub flows: Vec<FlowModel>,
     pub sample_links: Vec<u32>,
     pub trace_cwnd: Vec<u32>,
+    pub http: Vec<HttpModel>,
+    pub delayboxes: Vec<DelayBoxModel>,
+    /// Stop once this many pairs (of this class, or any) have completed.
+    pub stop_after: Option<(Option<u16>, u64)>,
+    pub pair_records: bool,
 }
 
 struct Ctx<'a> {
@@ -201,22 +254,45 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         Ok(id)
     };
 
-    // TCP options: the top-level table, overridden field by field by each group's.
+    // TCP options: the top-level table, overridden field by field by each group's; equal
+    // configurations share one entry.
     let base_tcp = s.tcp.clone().unwrap_or_default();
     let mut tcp_configs: Vec<TcpConfig> = Vec::new();
+    let tcp_config = |own: &Option<toml::Table>, path: &str, configs: &mut Vec<TcpConfig>| {
+        let mut table = base_tcp.clone();
+        if let Some(t) = own {
+            table.extend(t.clone());
+        }
+        let cfg: TcpConfig = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+            let field = e.path().to_string();
+            cx.err(format!("{path}.tcp.{field}"), e.into_inner().message().trim().to_string())
+        })?;
+        if let Err((f, expected)) = cfg.validate() {
+            return Err(cx.err(format!("{path}.tcp.{f}"), expected));
+        }
+        Ok::<u16, ScenarioError>(match configs.iter().position(|c| *c == cfg) {
+            Some(i) => i as u16,
+            None => {
+                configs.push(cfg);
+                (configs.len() - 1) as u16
+            }
+        })
+    };
     let mut classes: Vec<String> = Vec::new();
+    let class_id = |name: String, classes: &mut Vec<String>| -> u16 {
+        match classes.iter().position(|c| *c == name) {
+            Some(c) => c as u16,
+            None => {
+                classes.push(name);
+                (classes.len() - 1) as u16
+            }
+        }
+    };
     let mut flows = Vec::new();
     for (g, group) in s.flows.iter().enumerate() {
         let path = format!("flows[{g}]");
         let name = if group.name.is_empty() { format!("group{g}") } else { group.name.clone() };
-        let class_name = group.class.clone().unwrap_or_else(|| name.clone());
-        let class = match classes.iter().position(|c| *c == class_name) {
-            Some(c) => c,
-            None => {
-                classes.push(class_name);
-                classes.len() - 1
-            }
-        } as u16;
+        let class = class_id(group.class.clone().unwrap_or_else(|| name.clone()), &mut classes);
         let pairs = endpoints(group, s, &path, &cx)?;
         let count = match (group.count, &group.between) {
             (Some(0), _) => return Err(cx.err(format!("{path}.count"), "at least 1 flow")),
@@ -225,27 +301,28 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
             (None, None) => 1,
         };
         let kind = match group.kind {
-            FlowKind::TcpBulk => {
-                let mut table = base_tcp.clone();
-                if let Some(t) = &group.tcp {
-                    table.extend(t.clone());
+            FlowKind::TcpBulk => FlowModelKind::TcpBulk {
+                tcp: tcp_config(&group.tcp, &path, &mut tcp_configs)?,
+                bytes: group.bytes.map(|b| b.0),
+            },
+            FlowKind::TcpFiles => {
+                let rate = group.file_rate.filter(|r| r.is_finite() && *r > 0.0).ok_or_else(|| {
+                    cx.err(format!("{path}.file_rate"), "a positive number of files per second")
+                })?;
+                let shape = group.file_shape.unwrap_or(1.3);
+                if !(shape > 1.0 && shape.is_finite()) {
+                    return Err(cx.err(format!("{path}.file_shape"), "a Pareto shape above 1 (finite mean)"));
                 }
-                let cfg: TcpConfig =
-                    serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-                        let field = e.path().to_string();
-                        cx.err(format!("{path}.tcp.{field}"), e.into_inner().message().trim().to_string())
-                    })?;
-                if let Err((f, expected)) = cfg.validate() {
-                    return Err(cx.err(format!("{path}.tcp.{f}"), expected));
+                let mean = group.file_mean.map(|b| b.0).unwrap_or(50_000);
+                if mean == 0 {
+                    return Err(cx.err(format!("{path}.file_mean"), "a positive mean file size"));
                 }
-                let id = match tcp_configs.iter().position(|c| *c == cfg) {
-                    Some(i) => i,
-                    None => {
-                        tcp_configs.push(cfg);
-                        tcp_configs.len() - 1
-                    }
-                };
-                FlowModelKind::TcpBulk { tcp: id as u16, bytes: group.bytes.map(|b| b.0) }
+                FlowModelKind::TcpFiles {
+                    tcp: tcp_config(&group.tcp, &path, &mut tcp_configs)?,
+                    rate,
+                    mean: mean as f64,
+                    shape,
+                }
             }
             FlowKind::UdpCbr | FlowKind::UdpPoisson => {
                 let rate = group
@@ -301,6 +378,124 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         }
     }
 
+    let mut http = Vec::new();
+    for (g, spec) in s.http.iter().enumerate() {
+        let path = format!("http[{g}]");
+        let name = if spec.name.is_empty() { format!("http{g}") } else { spec.name.clone() };
+        if !(spec.rate.is_finite() && spec.rate > 0.0) {
+            return Err(cx.err(format!("{path}.rate"), "a positive number of new connections per second"));
+        }
+        let persistent = match spec.version.as_str() {
+            "1.1" => true,
+            "1.0" => false,
+            v => return Err(cx.err(format!("{path}.version"), format!("\"1.0\" or \"1.1\", found {v:?}"))),
+        };
+        let mut placements = Vec::new();
+        for c in spec.clients.names() {
+            for sv in spec.servers.names() {
+                let client = node_id(&c, &format!("{path}.clients"))?;
+                let server = node_id(&sv, &format!("{path}.servers"))?;
+                if client == server {
+                    return Err(
+                        cx.err(format!("{path}.servers"), format!("a node other than the client `{c}`"))
+                    );
+                }
+                placements.push(Placement {
+                    client,
+                    server,
+                    route: route(client, server, &format!("{path}.servers"))?,
+                    reverse_route: route(server, client, &format!("{path}.clients"))?,
+                });
+            }
+        }
+        if placements.is_empty() {
+            return Err(cx.err(format!("{path}.clients"), "at least one client and one server node"));
+        }
+        http.push(HttpModel {
+            class: class_id(spec.class.clone().unwrap_or_else(|| name.clone()), &mut classes),
+            name,
+            tcp: tcp_config(&spec.tcp, &path, &mut tcp_configs)?,
+            placements,
+            rate: spec.rate,
+            persistent,
+            lrd: spec.lrd,
+            start: spec.start.0,
+            stop: spec.stop.map(|d| d.0).unwrap_or(s.duration.0),
+        });
+    }
+
+    let mut delayboxes: Vec<DelayBoxModel> = Vec::new();
+    let mut served_by: Vec<Option<usize>> = vec![None; nodes.len()];
+    for (b, spec) in s.delaybox.iter().enumerate() {
+        let path = format!("delaybox[{b}]");
+        let node = node_id(&spec.node, &format!("{path}.node"))?;
+        let served: Vec<u32> = match &spec.serves {
+            Some(sel) => {
+                sel.names().iter().map(|n| node_id(n, &format!("{path}.serves"))).collect::<Result<_, _>>()?
+            }
+            None => (0..nodes.len() as u32)
+                .filter(|&v| graph.link_between(node, v).is_some() && graph.degree(v) == 1)
+                .collect(),
+        };
+        let mut serves = vec![false; nodes.len()];
+        for v in served {
+            if let Some(other) = served_by[v as usize] {
+                return Err(cx.err(
+                    format!("{path}.serves"),
+                    format!(
+                        "hosts served by one DelayBox only; `{}` is also served by delaybox[{other}]",
+                        nodes[v as usize]
+                    ),
+                ));
+            }
+            served_by[v as usize] = Some(b);
+            serves[v as usize] = true;
+        }
+        let delay = match &spec.delay {
+            DelaySpec::Constant { value } => DelayDist::Constant(value.0),
+            DelaySpec::UniformMs { low_ms, high_ms } => {
+                if low_ms > high_ms {
+                    return Err(cx.err(format!("{path}.delay.high_ms"), "high_ms >= low_ms"));
+                }
+                DelayDist::UniformMs(*low_ms, *high_ms)
+            }
+            DelaySpec::PackmimeRtt { side, rate } => {
+                if !(rate.is_finite() && *rate > 0.0) {
+                    return Err(
+                        cx.err(format!("{path}.delay.rate"), "the PackMime connection rate (positive)")
+                    );
+                }
+                DelayDist::PackmimeRtt { client: *side == RttSideSpec::Client, rate: *rate }
+            }
+            DelaySpec::Empirical { file } => DelayDist::Empirical(
+                read_cdf(file, cx.file).map_err(|m| cx.err(format!("{path}.delay.file"), m))?,
+            ),
+        };
+        delayboxes.push(DelayBoxModel { node, serves, delay, direction: spec.direction });
+    }
+
+    let stop_after = match &s.stop {
+        None => None,
+        Some(st) => {
+            if st.after_pairs == 0 {
+                return Err(cx.err("stop.after_pairs", "a positive number of pairs"));
+            }
+            let class = match &st.class {
+                None => None,
+                Some(c) => Some(classes.iter().position(|x| x == c).ok_or_else(|| {
+                    cx.err(
+                        "stop.class",
+                        format!(
+                            "a traffic class of this scenario ({}); `{c}` is not one",
+                            classes.join(", ")
+                        ),
+                    )
+                })? as u16),
+            };
+            Some((class, st.after_pairs))
+        }
+    };
+
     let link_index = |name: &str, path: &str| -> Result<u32, ScenarioError> {
         links.iter().position(|l| l.name == name).map(|i| i as u32).ok_or_else(|| {
             cx.err(path, format!("a link direction such as `{}`; `{name}` is not one", links[0].name))
@@ -336,7 +531,41 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         flows,
         sample_links,
         trace_cwnd: s.measure.trace_cwnd.clone(),
+        http,
+        delayboxes,
+        stop_after,
+        pair_records: s.measure.pair_records,
     })
+}
+
+/// Reads an empirical CDF: lines `delay_ms,cumulative_probability`, probabilities increasing to 1.
+/// `relative_to` is the scenario file, whose folder relative paths start from.
+fn read_cdf(file: &str, relative_to: &str) -> Result<Vec<(f64, f64)>, String> {
+    let path = std::path::Path::new(relative_to).parent().unwrap_or(std::path::Path::new(".")).join(file);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("a readable CDF file; {}: {e}", path.display()))?;
+    let mut knots: Vec<(f64, f64)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("lines `delay_ms,probability`; {}:{} is {line:?}", path.display(), i + 1);
+        let (v, p) = line.split_once(',').ok_or_else(bad)?;
+        let (v, p): (f64, f64) = (v.trim().parse().map_err(|_| bad())?, p.trim().parse().map_err(|_| bad())?);
+        if !(0.0..=1.0).contains(&p) || v < 0.0 || knots.last().is_some_and(|&(lv, lp)| v < lv || p < lp) {
+            return Err(format!(
+                "non-decreasing delays and probabilities in [0, 1]; {}:{}",
+                path.display(),
+                i + 1
+            ));
+        }
+        knots.push((v * 1e6, p));
+    }
+    if knots.last().map(|k| k.1) != Some(1.0) {
+        return Err(format!("a CDF ending at probability 1 ({})", path.display()));
+    }
+    Ok(knots)
 }
 
 /// The (src, dst) node names a group's flows cycle through.

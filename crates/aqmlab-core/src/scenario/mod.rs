@@ -43,6 +43,14 @@ pub struct Scenario {
     pub routes: Vec<RouteSpec>,
     #[serde(default)]
     pub flows: Vec<FlowGroup>,
+    /// PackMime-HTTP generators: web traffic between client and server clouds.
+    #[serde(default)]
+    pub http: Vec<HttpSpec>,
+    /// Nodes that delay each flow by its own amount (ns-2 DelayBox).
+    #[serde(default)]
+    pub delaybox: Vec<DelayBoxSpec>,
+    /// Ends the run before `duration` once enough request/response pairs have completed.
+    pub stop: Option<StopSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -61,6 +69,8 @@ pub struct Measure {
     pub sample_links: Vec<String>,
     /// Flow ids whose congestion window is traced at every change.
     pub trace_cwnd: Vec<u32>,
+    /// Keep a record of every completed request/response pair (written to Parquet in batches).
+    pub pair_records: bool,
 }
 
 impl Default for Measure {
@@ -70,6 +80,7 @@ impl Default for Measure {
             sample_interval: Duration::from_secs(0.01),
             sample_links: Vec::new(),
             trace_cwnd: Vec::new(),
+            pair_records: false,
         }
     }
 }
@@ -204,6 +215,9 @@ pub enum FlowKind {
     UdpCbr,
     /// UDP datagrams of `packet_size` with exponential gaps, mean rate `rate`.
     UdpPoisson,
+    /// A persistent TCP connection carrying files that start at Poisson times (`file_rate` per second)
+    /// with Pareto sizes (`file_mean`, `file_shape`): study C's "HTTP-like" traffic.
+    TcpFiles,
 }
 
 /// When the flows of a group start.
@@ -258,6 +272,111 @@ pub struct FlowGroup {
     pub rate: Option<Rate>,
     /// Datagram size on the wire (UDP), default 1000 B.
     pub packet_size: Option<Bytes>,
+    /// Files per second (tcp_files).
+    pub file_rate: Option<f64>,
+    /// Mean file size (tcp_files), default 50 kB.
+    pub file_mean: Option<Bytes>,
+    /// Pareto shape of file sizes (tcp_files), default 1.3.
+    pub file_shape: Option<f64>,
+}
+
+/// A PackMime-HTTP generator (ns-2 `PackMimeHTTP`): new connections arrive at `rate` per second from
+/// the client cloud to the server cloud, each carrying request/response pairs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpSpec {
+    #[serde(default)]
+    pub name: String,
+    /// Client nodes (connections are assigned round-robin over the client × server pairs).
+    pub clients: NodeSel,
+    pub servers: NodeSel,
+    /// New connections per second.
+    pub rate: f64,
+    /// "1.1" (persistent connections, study W) or "1.0" (one pair per connection).
+    #[serde(default = "default_http_version")]
+    pub version: String,
+    /// Long-range-dependent connection arrivals and request sizes, as ns-2 (false: i.i.d.).
+    #[serde(default = "default_true")]
+    pub lrd: bool,
+    #[serde(default)]
+    pub start: Duration,
+    pub stop: Option<Duration>,
+    /// Traffic class (default: the generator's name).
+    pub class: Option<String>,
+    /// TCP options overriding the top-level `[tcp]` table.
+    pub tcp: Option<toml::Table>,
+}
+
+fn default_http_version() -> String {
+    "1.1".into()
+}
+fn default_true() -> bool {
+    true
+}
+
+/// A DelayBox: every packet of a flow whose source or destination host it serves is held for the
+/// flow's own delay, drawn once per flow.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayBoxSpec {
+    pub node: String,
+    /// Hosts whose flows are delayed (default: the nodes linked to `node` that have no other link).
+    pub serves: Option<NodeSel>,
+    pub delay: DelaySpec,
+    /// Which packets of a served flow are delayed.
+    #[serde(default)]
+    pub direction: DelayDirection,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DelayDirection {
+    /// Packets to and from the served host (ns-2's symmetric DelayBox).
+    #[default]
+    Both,
+    /// Only packets sent by the served host (study L's dummynet on the browsers).
+    FromServed,
+    /// Only packets sent to the served host.
+    ToServed,
+}
+
+/// The per-flow delay distribution of a DelayBox.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DelaySpec {
+    Constant {
+        value: Duration,
+    },
+    /// Whole milliseconds, uniform on [low_ms, high_ms] (study L: 10..150).
+    UniformMs {
+        low_ms: u32,
+        high_ms: u32,
+    },
+    /// PackMime's RTT model (ns-2 `PackMimeHTTPXmit`), half applied at each of the two boxes of a flow.
+    PackmimeRtt {
+        side: RttSideSpec,
+        rate: f64,
+    },
+    /// An empirical CDF: a CSV file of `delay_ms,cumulative_probability` lines, relative to the scenario.
+    Empirical {
+        file: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSideSpec {
+    Client,
+    Server,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopSpec {
+    /// Stop after this many request/response pairs started after the warm-up have completed...
+    pub after_pairs: u64,
+    /// ...counting only this traffic class (default: every class).
+    pub class: Option<String>,
 }
 
 /// Applies `key=value` overrides to a TOML document. Keys are dotted paths; array elements are

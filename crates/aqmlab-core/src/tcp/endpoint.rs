@@ -639,6 +639,7 @@ impl Endpoint {
             flags: f,
             from_responder: self.role == Role::Responder,
             flow: self.flow,
+            flow_gen: 0, // stamped by the engine
             class: self.class,
             route: self.route,
             hop: 0,

@@ -1,4 +1,5 @@
 //! Traffic generators: the applications that drive TCP connections and UDP flows.
 
+pub mod app;
 pub mod packmime;
 pub mod udp;

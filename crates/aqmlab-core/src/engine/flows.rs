@@ -1,0 +1,488 @@
+//! Flows: TCP connections with their applications, UDP sources, PackMime generators and the per-flow
+//! delays of DelayBoxes.
+
+use super::{Event, Simulation};
+use crate::net::{PacketId, Proto};
+use crate::scenario::build::{DelayBoxModel, DelayDist, FlowModelKind, HttpModel, Placement};
+use crate::scenario::DelayDirection;
+use crate::sim::{rng, time, Rng, Time};
+use crate::tcp::endpoint::{TcpIo, TimerKind};
+use crate::tcp::{Endpoint, Role, TcpStats};
+use crate::traffic::app::{App, Bulk, Files, Http};
+use crate::traffic::packmime::{
+    ConnectionPlanner, FlowArrivals, HttpVersion, RequestSizes, ResponseSizes, RttModel, RttSide,
+    ServerDelay, ThinkTimeScope,
+};
+use crate::traffic::udp::UdpSource;
+use rand::Rng as _;
+
+pub(super) struct TcpConn {
+    pub cfg: u16,
+    pub ends: [Endpoint; 2],
+    pub app: App,
+    /// When the application's timer is due.
+    pub app_timer: Option<Time>,
+    /// Counters at the end of the warm-up, to window the statistics.
+    pub at_warmup: [TcpStats; 2],
+}
+
+pub(super) enum FlowState {
+    Tcp(Box<TcpConn>),
+    Udp(UdpSource),
+    Free,
+}
+
+/// The delay a DelayBox applies to one flow: (box, delay, applies to initiator→responder packets,
+/// applies to responder→initiator packets).
+type FlowDelay = (u16, Time, bool, bool);
+
+pub(super) struct Flow {
+    pub gen: u32,
+    pub class: u16,
+    /// Route of the initiator's packets (UDP sources send on it).
+    pub route: u32,
+    /// Serial number of the connection in the run (for pair records).
+    pub serial: u64,
+    /// PackMime generator that opened it.
+    pub generator: Option<u32>,
+    /// At most two DelayBoxes act on a flow: the one serving its source and the one serving its
+    /// destination (each host is served by one box).
+    delays: [Option<FlowDelay>; 2],
+    pub state: FlowState,
+}
+
+impl Flow {
+    /// The DelayBox delay of box `b` for a packet of this flow, if that box holds it.
+    pub fn delay_at(&self, b: u16, from_responder: bool) -> Option<Time> {
+        self.delays.iter().flatten().find(|d| d.0 == b).and_then(|&(_, d, fwd, rev)| {
+            let applies = if from_responder { rev } else { fwd };
+            applies.then_some(d)
+        })
+    }
+}
+
+/// A DelayBox with its delay distribution's state.
+pub(super) struct DelayBox {
+    serves: Vec<bool>,
+    direction: DelayDirection,
+    dist: DelayDist,
+    rtt: Option<RttModel>,
+    rng: Rng,
+}
+
+impl DelayBox {
+    pub fn new(m: &DelayBoxModel, mut rng: Rng) -> Self {
+        let rtt = match m.delay {
+            DelayDist::PackmimeRtt { client, rate } => {
+                let side = if client { RttSide::Client } else { RttSide::Server };
+                Some(RttModel::new(rate, side, true, &mut rng))
+            }
+            _ => None,
+        };
+        DelayBox { serves: m.serves.clone(), direction: m.direction, dist: m.delay.clone(), rtt, rng }
+    }
+
+    fn draw(&mut self) -> Time {
+        match &self.dist {
+            DelayDist::Constant(d) => *d,
+            DelayDist::UniformMs(lo, hi) => self.rng.gen_range(*lo..=*hi) as Time * time::NS_PER_MS,
+            DelayDist::PackmimeRtt { .. } => {
+                time::secs(self.rtt.as_mut().expect("RTT model").next_delay(&mut self.rng))
+            }
+            DelayDist::Empirical(knots) => {
+                let u: f64 = self.rng.gen();
+                let i = knots.partition_point(|&(_, p)| p < u).min(knots.len() - 1);
+                let (v1, p1) = knots[i];
+                let (v0, p0) = if i == 0 { (0.0, 0.0) } else { knots[i - 1] };
+                let v = if p1 > p0 { v0 + (v1 - v0) * (u - p0) / (p1 - p0) } else { v1 };
+                v.round() as Time
+            }
+        }
+    }
+
+    /// The delay this box gives a new flow from `src` to `dst`, if it serves either end.
+    fn delay_for(&mut self, src: u32, dst: u32) -> Option<(Time, bool, bool)> {
+        let (s, d) = (self.serves[src as usize], self.serves[dst as usize]);
+        if !s && !d {
+            return None;
+        }
+        // Forward packets travel src → dst; reverse ones dst → src.
+        let (fwd, rev) = match self.direction {
+            DelayDirection::Both => (true, true),
+            DelayDirection::FromServed => (s, d),
+            DelayDirection::ToServed => (d, s),
+        };
+        Some((self.draw(), fwd, rev))
+    }
+}
+
+/// A PackMime-HTTP generator: opens connections at the model's arrival process.
+pub(super) struct Generator {
+    placements: Vec<Placement>,
+    next_placement: usize,
+    class: u16,
+    tcp: u16,
+    stop: Time,
+    arrivals: FlowArrivals,
+    planner: ConnectionPlanner,
+    server_delay: ServerDelay,
+    rng: Rng,
+    pub started: u64,
+    pub finished: u64,
+    pub pairs_planned: u64,
+}
+
+impl Generator {
+    pub fn new(h: &HttpModel, mut rng: Rng) -> Self {
+        let version = if h.persistent { HttpVersion::Http11 } else { HttpVersion::Http10 };
+        let arrivals = FlowArrivals::new(h.rate, h.lrd, &mut rng);
+        let requests = RequestSizes::new(h.rate, h.lrd, &mut rng);
+        let planner = ConnectionPlanner::new(
+            version,
+            ThinkTimeScope::PerConnection,
+            requests,
+            ResponseSizes::new(h.rate),
+        );
+        Generator {
+            placements: h.placements.clone(),
+            next_placement: 0,
+            class: h.class,
+            tcp: h.tcp,
+            stop: h.stop,
+            arrivals,
+            planner,
+            server_delay: ServerDelay,
+            rng,
+            started: 0,
+            finished: 0,
+            pairs_planned: 0,
+        }
+    }
+}
+
+impl Simulation<'_> {
+    pub(super) fn create_static_flows(&mut self) {
+        for i in 0..self.model.flows.len() {
+            let f = &self.model.flows[i];
+            let seed = self.model.seed;
+            let state = match &f.kind {
+                FlowModelKind::TcpBulk { tcp, bytes } => self.tcp_state(
+                    *tcp,
+                    i as u32,
+                    f.class,
+                    f.route,
+                    f.reverse_route,
+                    App::Bulk(Bulk { bytes: *bytes }),
+                ),
+                FlowModelKind::TcpFiles { tcp, rate, mean, shape } => {
+                    let files = Files::new(*rate, *mean, *shape, rng::stream(seed, &format!("files/{i}")));
+                    self.tcp_state(*tcp, i as u32, f.class, f.route, f.reverse_route, App::Files(files))
+                }
+                FlowModelKind::Udp { size, interval, poisson, stop } => FlowState::Udp(UdpSource::new(
+                    *size,
+                    *interval,
+                    *poisson,
+                    *stop,
+                    rng::stream(self.model.seed, &format!("udp/{i}")),
+                )),
+            };
+            let (src, dst, route, class, start) = (f.src, f.dst, f.route, f.class, f.start);
+            let slot = self.add_flow(src, dst, route, class, None, state);
+            debug_assert_eq!(slot as usize, i);
+            self.events.schedule(start, Event::FlowStart(slot));
+        }
+    }
+
+    fn tcp_state(&self, cfg: u16, slot: u32, class: u16, route: u32, reverse: u32, app: App) -> FlowState {
+        let c = &self.model.tcp_configs[cfg as usize];
+        let mut r = rng::stream(self.model.seed, &format!("tcp/{}", self.connections_opened));
+        let mut phase = || if c.tick.0 > 0 { r.gen_range(0..c.tick.0) } else { 0 };
+        let ends = [
+            Endpoint::new(Role::Initiator, c, slot, class, route, phase()),
+            Endpoint::new(Role::Responder, c, slot, class, reverse, phase()),
+        ];
+        FlowState::Tcp(Box::new(TcpConn { cfg, ends, app, app_timer: None, at_warmup: Default::default() }))
+    }
+
+    /// The slot the next `add_flow` will use.
+    fn next_slot(&self) -> u32 {
+        self.free_slots.last().copied().unwrap_or(self.flows.len() as u32)
+    }
+
+    /// Puts a flow in slot `next_slot()` and draws its DelayBox delays.
+    fn add_flow(
+        &mut self,
+        src: u32,
+        dst: u32,
+        route: u32,
+        class: u16,
+        generator: Option<u32>,
+        state: FlowState,
+    ) -> u32 {
+        let mut delays = [None; 2];
+        let mut n = 0;
+        for (b, bx) in self.delayboxes.iter_mut().enumerate() {
+            if let Some((d, fwd, rev)) = bx.delay_for(src, dst) {
+                delays[n] = Some((b as u16, d, fwd, rev));
+                n += 1;
+            }
+        }
+        let serial = self.connections_opened;
+        self.connections_opened += 1;
+        let flow = |gen| Flow { gen, class, route, serial, generator, delays, state };
+        match self.free_slots.pop() {
+            Some(s) => {
+                let gen = self.flows[s as usize].gen + 1;
+                self.flows[s as usize] = flow(gen);
+                s
+            }
+            None => {
+                self.flows.push(flow(0));
+                (self.flows.len() - 1) as u32
+            }
+        }
+    }
+
+    pub(super) fn flow_start(&mut self, f: u32) {
+        match &self.flows[f as usize].state {
+            FlowState::Tcp(_) => self.open_tcp(f),
+            FlowState::Udp(_) => self.udp_send(f),
+            FlowState::Free => {}
+        }
+    }
+
+    /// Starts a connection's application and its handshake.
+    fn open_tcp(&mut self, f: u32) {
+        let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+        self.app_cx.reset(self.now);
+        conn.app.start(&mut self.app_cx);
+        self.apply_app(f);
+        let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+        let cfg = &self.model.tcp_configs[conn.cfg as usize];
+        let mut io = TcpIo {
+            now: self.now,
+            packets: &mut self.packets,
+            out: &mut self.tcp_out,
+            timers: &mut self.tcp_timers,
+        };
+        conn.ends[0].connect(cfg, &mut io);
+        self.flush_tcp(f, 0);
+    }
+
+    /// Carries out what the application asked for in `app_cx`.
+    fn apply_app(&mut self, f: u32) {
+        let records = std::mem::take(&mut self.app_cx.records);
+        for r in &records {
+            self.record_pair(r);
+        }
+        self.app_cx.records = records;
+        let gen = self.flows[f as usize].gen;
+        if let Some(at) = self.app_cx.timer.take() {
+            if let FlowState::Tcp(conn) = &mut self.flows[f as usize].state {
+                conn.app_timer = Some(at);
+            }
+            self.events.schedule(at, Event::App { f, g: gen });
+        }
+        for side in 0..2 {
+            let writes: u64 = self.app_cx.writes.iter().filter(|w| w.0 == side).map(|w| w.1).sum();
+            let close = self.app_cx.closes.contains(&side);
+            if writes == 0 && !close {
+                continue;
+            }
+            let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+            let cfg = &self.model.tcp_configs[conn.cfg as usize];
+            let mut io = TcpIo {
+                now: self.now,
+                packets: &mut self.packets,
+                out: &mut self.tcp_out,
+                timers: &mut self.tcp_timers,
+            };
+            if writes > 0 {
+                conn.ends[side].write(cfg, writes, &mut io);
+            }
+            if close {
+                conn.ends[side].close(cfg, &mut io);
+            }
+            self.flush_tcp(f, side as u8);
+        }
+    }
+
+    pub(super) fn app_timer(&mut self, f: u32, g: u32) {
+        let flow = &mut self.flows[f as usize];
+        if flow.gen != g {
+            return;
+        }
+        let FlowState::Tcp(conn) = &mut flow.state else { return };
+        if conn.app_timer != Some(self.now) {
+            return;
+        }
+        conn.app_timer = None;
+        self.app_cx.reset(self.now);
+        conn.app.timer(&mut self.app_cx);
+        self.apply_app(f);
+        self.retire_if_closed(f);
+    }
+
+    /// A packet reached its destination host.
+    pub(super) fn deliver(&mut self, p: PacketId) {
+        let pkt = self.packets.get(p).clone();
+        self.packets.free(p);
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        if flow.gen != pkt.flow_gen {
+            return; // a late packet of a connection that has finished
+        }
+        let (class, serial) = (flow.class, flow.serial);
+        match (&mut flow.state, pkt.proto) {
+            (FlowState::Tcp(conn), Proto::Tcp) => {
+                let side = if pkt.from_responder { 0 } else { 1 };
+                let cfg = &self.model.tcp_configs[conn.cfg as usize];
+                let mut io = TcpIo {
+                    now: self.now,
+                    packets: &mut self.packets,
+                    out: &mut self.tcp_out,
+                    timers: &mut self.tcp_timers,
+                };
+                let d = conn.ends[side].on_packet(cfg, &pkt, &mut io);
+                self.flush_tcp(f, side as u8);
+                if d.bytes > 0 || d.fin {
+                    let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+                    self.app_cx.reset(self.now);
+                    if d.bytes > 0 {
+                        conn.app.delivered(side, d.bytes, &mut self.app_cx, class, serial);
+                    }
+                    if d.fin {
+                        conn.app.peer_closed(side, &mut self.app_cx);
+                    }
+                    self.apply_app(f);
+                }
+                self.retire_if_closed(f);
+            }
+            (FlowState::Udp(u), Proto::Udp) if self.measuring => {
+                u.received += 1;
+                u.bytes_received += pkt.size as u64;
+            }
+            _ => {}
+        }
+    }
+
+    /// Frees the slot of a connection both of whose ends have closed.
+    fn retire_if_closed(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let FlowState::Tcp(conn) = &flow.state else { return };
+        if flow.generator.is_none() || !(conn.ends[0].is_closed() && conn.ends[1].is_closed()) {
+            return; // static flows keep their slot for the results table
+        }
+        if let Some(g) = flow.generator {
+            self.generators[g as usize].finished += 1;
+        }
+        flow.state = FlowState::Free;
+        self.free_slots.push(f);
+    }
+
+    /// Injects the packets and schedules the timers an endpoint produced.
+    pub(super) fn flush_tcp(&mut self, f: u32, side: u8) {
+        let flow = &self.flows[f as usize];
+        let g = flow.gen;
+        for (kind, t) in self.tcp_timers.drain(..) {
+            self.events.schedule(t, Event::Tcp { f, g, side, kind });
+        }
+        if self.model.trace_cwnd.contains(&f) && flow.generator.is_none() {
+            if let FlowState::Tcp(c) = &flow.state {
+                let e = &c.ends[0];
+                self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats.timeouts);
+            }
+        }
+        let mut out = std::mem::take(&mut self.tcp_out);
+        for p in out.drain(..) {
+            self.packets.get_mut(p).flow_gen = g;
+            self.inject(p);
+        }
+        self.tcp_out = out;
+    }
+
+    /// Sends a packet created at its source onto the first link of its route.
+    fn inject(&mut self, p: PacketId) {
+        let pkt = self.packets.get(p);
+        if self.measuring {
+            let c = &mut self.class_sent[pkt.class as usize];
+            c.0 += 1;
+            c.1 += pkt.size as u64;
+        }
+        match self.model.routes[pkt.route as usize].first() {
+            Some(&first) => self.enqueue(first, p),
+            None => self.deliver(p),
+        }
+    }
+
+    pub(super) fn tcp_timer(&mut self, f: u32, g: u32, side: u8, kind: TimerKind) {
+        let flow = &mut self.flows[f as usize];
+        if flow.gen != g {
+            return;
+        }
+        if let FlowState::Tcp(conn) = &mut flow.state {
+            let cfg = &self.model.tcp_configs[conn.cfg as usize];
+            let mut io = TcpIo {
+                now: self.now,
+                packets: &mut self.packets,
+                out: &mut self.tcp_out,
+                timers: &mut self.tcp_timers,
+            };
+            conn.ends[side as usize].on_timer(cfg, kind, &mut io);
+            self.flush_tcp(f, side);
+        }
+    }
+
+    pub(super) fn udp_send(&mut self, f: u32) {
+        let flow = &mut self.flows[f as usize];
+        let (class, route, gen) = (flow.class, flow.route, flow.gen);
+        let FlowState::Udp(u) = &mut flow.state else { return };
+        if self.now >= u.stop {
+            return;
+        }
+        let p = u.make_packet(f, class, route, self.now, &mut self.packets);
+        self.packets.get_mut(p).flow_gen = gen;
+        let next = u.next_send(self.now);
+        self.events.schedule(next, Event::UdpSend(f));
+        self.inject(p);
+    }
+
+    /// PackMime generator `g` opens its next connection and schedules the one after.
+    pub(super) fn connect(&mut self, g: u32) {
+        let gen = &mut self.generators[g as usize];
+        if self.now >= gen.stop {
+            return;
+        }
+        let place = gen.placements[gen.next_placement % gen.placements.len()];
+        gen.next_placement += 1;
+        let plan = gen.planner.plan(&mut gen.rng);
+        let delays: Vec<f64> = plan.iter().map(|_| gen.server_delay.sample(&mut gen.rng)).collect();
+        gen.started += 1;
+        gen.pairs_planned += plan.len() as u64;
+        let gap = time::secs(gen.arrivals.next_gap(&mut gen.rng)).max(1);
+        let (class, tcp) = (gen.class, gen.tcp);
+        self.events.schedule(self.now + gap, Event::Connect(g));
+        let slot = self.next_slot();
+        let state = self.tcp_state(
+            tcp,
+            slot,
+            class,
+            place.route,
+            place.reverse_route,
+            App::Http(Http::new(plan, delays)),
+        );
+        let f = self.add_flow(place.client, place.server, place.route, class, Some(g), state);
+        debug_assert_eq!(f, slot);
+        self.open_tcp(f);
+    }
+
+    pub(super) fn snapshot_flows_at_warmup(&mut self) {
+        for f in &mut self.flows {
+            match &mut f.state {
+                FlowState::Tcp(c) => c.at_warmup = [c.ends[0].stats.clone(), c.ends[1].stats.clone()],
+                FlowState::Udp(u) => u.sent_at_warmup = u.sent,
+                FlowState::Free => {}
+            }
+        }
+    }
+}

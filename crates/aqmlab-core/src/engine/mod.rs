@@ -1,0 +1,300 @@
+//! The simulation: links, flows and the event loop that drives them.
+//!
+//! - [`links`]: transmission, propagation, queue disciplines and DelayBoxes;
+//! - [`flows`]: TCP connections and their applications, UDP sources, PackMime generators;
+//! - [`results`]: the tables a run returns.
+//!
+//! Flows live in slots; a slot freed by a finished connection is reused with a new generation number,
+//! and packets or timers of the old connection are recognised by their generation and discarded.
+
+mod flows;
+mod links;
+mod results;
+
+use crate::metrics::response::{PairColumns, ResponseHistogram};
+use crate::metrics::{CwndTrace, LinkMetrics, QueueSamples};
+use crate::net::loss::LossModel;
+use crate::net::{PacketArena, PacketId};
+use crate::scenario::build::Model;
+use crate::sim::{rng, EventQueue, Rng, Time};
+use crate::tcp::endpoint::TimerKind;
+use crate::traffic::app::{AppCtx, PairRecord};
+use flows::{DelayBox, Flow, Generator};
+use std::collections::VecDeque;
+
+pub use crate::metrics::RunResult;
+
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// Link `l`'s wire is free and a packet waits.
+    TxDone(u32),
+    /// The head of link `l`'s in-flight FIFO reaches the far node.
+    Arrival(u32),
+    /// Periodic update of link `l`'s queue discipline.
+    QueueTimer(u32),
+    /// A TCP timer of flow slot `f` (generation `g`), endpoint `side`.
+    Tcp {
+        f: u32,
+        g: u32,
+        side: u8,
+        kind: TimerKind,
+    },
+    /// The application timer of flow slot `f` (generation `g`).
+    App {
+        f: u32,
+        g: u32,
+    },
+    /// A packet held by a DelayBox continues on its route.
+    Release(PacketId),
+    FlowStart(u32),
+    UdpSend(u32),
+    /// PackMime generator `g` opens a connection.
+    Connect(u32),
+    Sample,
+    WarmupEnd,
+}
+
+struct Link {
+    queue: Box<dyn crate::aqm::QueueDisc>,
+    info: crate::aqm::LinkInfo,
+    loss: Option<LossModel>,
+    /// The wire is busy transmitting until this time.
+    busy_until: Time,
+    /// A `TxDone` event is scheduled for `busy_until`.
+    tx_pending: bool,
+    /// The queue emptied at the last transmission start and has not yet been asked for a packet at
+    /// `busy_until`, the instant the link went idle.
+    idle_unreported: bool,
+    in_flight: VecDeque<(Time, PacketId)>,
+    rng: Rng,
+    metrics: LinkMetrics,
+}
+
+/// Called with the simulated time every so often; returning false stops the run.
+pub type Progress<'a> = &'a mut dyn FnMut(Time) -> bool;
+
+/// Receives completed request/response pairs in batches (with `measure.pair_records`).
+pub type RecordSink<'a> = &'a mut dyn FnMut(&PairColumns);
+
+/// Records handed to the sink at once.
+const RECORD_BATCH: usize = 65_536;
+
+pub struct Simulation<'s> {
+    model: Model,
+    now: Time,
+    events: EventQueue<Event>,
+    packets: PacketArena,
+    links: Vec<Link>,
+    /// Whether a node is a DelayBox (index into `delayboxes`).
+    node_box: Vec<Option<u16>>,
+    delayboxes: Vec<DelayBox>,
+    flows: Vec<Flow>,
+    free_slots: Vec<u32>,
+    generators: Vec<Generator>,
+    connections_opened: u64,
+    measuring: bool,
+    stop_requested: bool,
+    /// Per class: (packets, bytes) sent by sources in the window.
+    class_sent: Vec<(u64, u64)>,
+    responses: Vec<ResponseHistogram>,
+    pairs_done: u64,
+    pairs: PairColumns,
+    sink: Option<RecordSink<'s>>,
+    samples: QueueSamples,
+    cwnd_trace: CwndTrace,
+    event_count: u64,
+    // Scratch buffers reused by every event.
+    actions: Vec<crate::aqm::QueueAction>,
+    tcp_out: Vec<PacketId>,
+    tcp_timers: Vec<(TimerKind, Time)>,
+    app_cx: AppCtx,
+}
+
+impl<'s> Simulation<'s> {
+    pub fn new(model: Model, sink: Option<RecordSink<'s>>) -> Self {
+        let classes = model.classes.len();
+        let links = model
+            .links
+            .iter()
+            .map(|l| Link {
+                queue: l.queue.build(l.info),
+                info: l.info,
+                loss: l.loss.as_ref().map(LossModel::new),
+                busy_until: 0,
+                tx_pending: false,
+                idle_unreported: false,
+                in_flight: VecDeque::new(),
+                rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
+                metrics: LinkMetrics::new(classes),
+            })
+            .collect();
+        let mut node_box = vec![None; model.nodes.len()];
+        for (b, d) in model.delayboxes.iter().enumerate() {
+            node_box[d.node as usize] = Some(b as u16);
+        }
+        let delayboxes = model
+            .delayboxes
+            .iter()
+            .map(|d| {
+                DelayBox::new(
+                    d,
+                    rng::stream(model.seed, &format!("delaybox/{}", model.nodes[d.node as usize])),
+                )
+            })
+            .collect();
+        let generators = model
+            .http
+            .iter()
+            .map(|h| Generator::new(h, rng::stream(model.seed, &format!("http/{}", h.name))))
+            .collect();
+        let mut sim = Simulation {
+            now: 0,
+            events: EventQueue::default(),
+            packets: PacketArena::default(),
+            links,
+            node_box,
+            delayboxes,
+            flows: Vec::new(),
+            free_slots: Vec::new(),
+            generators,
+            connections_opened: 0,
+            measuring: false,
+            stop_requested: false,
+            class_sent: vec![(0, 0); classes.max(1)],
+            responses: vec![ResponseHistogram::default(); classes.max(1)],
+            pairs_done: 0,
+            pairs: PairColumns::default(),
+            sink,
+            samples: QueueSamples::default(),
+            cwnd_trace: CwndTrace::default(),
+            event_count: 0,
+            actions: Vec::new(),
+            tcp_out: Vec::new(),
+            tcp_timers: Vec::new(),
+            app_cx: AppCtx::default(),
+            model,
+        };
+        sim.create_static_flows();
+        for (i, l) in sim.links.iter().enumerate() {
+            if let Some(t) = l.queue.first_timer() {
+                sim.events.schedule(t, Event::QueueTimer(i as u32));
+            }
+        }
+        for (g, h) in sim.model.http.iter().enumerate() {
+            sim.events.schedule(h.start, Event::Connect(g as u32));
+        }
+        sim.events.schedule(sim.model.warmup, Event::WarmupEnd);
+        sim
+    }
+
+    /// Runs to the scenario's end (or its stop condition, or until `progress` returns false).
+    pub fn run(mut self, progress: Option<Progress>) -> RunResult {
+        let end = self.model.duration;
+        let mut progress = progress;
+        let report_every = (end / 200).max(1);
+        let mut next_report = report_every;
+        let mut ended_by = "duration";
+        while let Some(t) = self.events.peek_time() {
+            if t > end {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.event_count += 1;
+            self.handle(ev);
+            if self.stop_requested {
+                ended_by = "pairs";
+                break;
+            }
+            if t >= next_report {
+                next_report = t + report_every;
+                if let Some(cb) = progress.as_mut() {
+                    if !cb(t) {
+                        ended_by = "interrupted";
+                        break;
+                    }
+                }
+            }
+        }
+        if ended_by == "duration" {
+            self.now = end;
+        }
+        self.flush_records();
+        self.results(ended_by)
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(l) => self.tx_done(l),
+            Event::Arrival(l) => self.arrival(l),
+            Event::QueueTimer(l) => self.queue_timer(l),
+            Event::Tcp { f, g, side, kind } => self.tcp_timer(f, g, side, kind),
+            Event::App { f, g } => self.app_timer(f, g),
+            Event::Release(p) => self.route_onward(p),
+            Event::FlowStart(f) => self.flow_start(f),
+            Event::UdpSend(f) => self.udp_send(f),
+            Event::Connect(g) => self.connect(g),
+            Event::Sample => self.sample(),
+            Event::WarmupEnd => self.warmup_end(),
+        }
+    }
+
+    /// Counts a completed pair and keeps its record if asked to.
+    fn record_pair(&mut self, r: &PairRecord) {
+        if r.start < self.model.warmup {
+            return;
+        }
+        let secs = crate::sim::time::to_secs(r.end - r.start);
+        self.responses[r.class as usize].add(secs, r.request_bytes, r.response_bytes);
+        if self.model.pair_records {
+            self.pairs.push(r);
+            if self.sink.is_some() && self.pairs.len() >= RECORD_BATCH {
+                self.flush_records();
+            }
+        }
+        if let Some((class, k)) = self.model.stop_after {
+            if class.is_none_or(|c| c == r.class) {
+                self.pairs_done += 1;
+                self.stop_requested |= self.pairs_done >= k;
+            }
+        }
+    }
+
+    fn flush_records(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if !self.pairs.is_empty() {
+                sink(&self.pairs);
+                self.pairs = PairColumns::default();
+            }
+        }
+    }
+
+    fn warmup_end(&mut self) {
+        self.measuring = true;
+        for l in &mut self.links {
+            l.metrics.q_pkts.set(self.now, l.queue.len_packets() as f64);
+            l.metrics.q_bytes.set(self.now, l.queue.len_bytes() as f64);
+            l.metrics.q_pkts.restart(self.now);
+            l.metrics.q_bytes.restart(self.now);
+        }
+        self.snapshot_flows_at_warmup();
+        if !self.model.sample_links.is_empty() {
+            self.sample();
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = crate::sim::time::to_secs(self.now);
+        for &l in &self.model.sample_links {
+            let q = &self.links[l as usize].queue;
+            self.samples.link.push(l);
+            self.samples.t.push(t);
+            self.samples.q_pkts.push(q.len_packets() as u32);
+            self.samples.q_bytes.push(q.len_bytes());
+        }
+        let next = self.now + self.model.sample_interval;
+        if next <= self.model.duration {
+            self.events.schedule(next, Event::Sample);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! Assembles the result tables at the end of a run.
+
+use super::flows::FlowState;
+use super::Simulation;
+use crate::metrics::response::{ResponseBins, ResponseRow};
+use crate::metrics::{
+    mean_std, ClassCounters, ClassRow, FlowRow, GeneratorRow, LinkClassRow, LinkRow, RunResult, Summary,
+};
+use crate::sim::time;
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+impl Simulation<'_> {
+    pub(super) fn results(self, ended_by: &str) -> RunResult {
+        let m = &self.model;
+        let window = time::to_secs(self.now.saturating_sub(m.warmup)).max(f64::MIN_POSITIVE);
+        let mut links = Vec::new();
+        let mut link_classes = Vec::new();
+        let mut class_totals = vec![ClassCounters::default(); m.classes.len()];
+        for (i, (l, lm)) in self.links.iter().zip(&m.links).enumerate() {
+            let total = l.metrics.total();
+            let (q_mean, q_std, q_max) = l.metrics.q_pkts.stats(self.now);
+            let (qb_mean, qb_std, _) = l.metrics.q_bytes.stats(self.now);
+            let samples =
+                self.samples.link.iter().zip(&self.samples.q_pkts).filter(|(&sl, _)| sl == i as u32);
+            let (s_mean, s_std, s_n) = mean_std(samples.map(|(_, &q)| q as f64));
+            let drops = total.drops();
+            links.push(LinkRow {
+                link: lm.name.clone(),
+                from: m.nodes[lm.from as usize].clone(),
+                to: m.nodes[lm.to as usize].clone(),
+                queue: lm.queue.name().to_string(),
+                rate_bps: lm.info.rate_bps,
+                delay_s: time::to_secs(lm.info.delay),
+                drops,
+                loss_rate: ratio(drops, total.arrivals),
+                utilization: total.departure_bytes as f64 * 8.0 / (lm.info.rate_bps as f64 * window),
+                counters: total,
+                q_mean_pkts: q_mean,
+                q_std_pkts: q_std,
+                q_max_pkts: q_max,
+                q_mean_bytes: qb_mean,
+                q_std_bytes: qb_std,
+                q_sample_mean_pkts: s_mean,
+                q_sample_std_pkts: s_std,
+                q_samples: s_n,
+                queue_state: l
+                    .queue
+                    .state()
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v:.6}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            });
+            for (c, counters) in l.metrics.by_class.iter().enumerate().take(m.classes.len()) {
+                class_totals[c].drops_overflow += counters.drops_overflow;
+                class_totals[c].drops_early += counters.drops_early;
+                class_totals[c].drops_not_ect += counters.drops_not_ect;
+                class_totals[c].drops_error += counters.drops_error;
+                class_totals[c].marks += counters.marks;
+                if counters.arrivals == 0 {
+                    continue;
+                }
+                link_classes.push(LinkClassRow {
+                    link: lm.name.clone(),
+                    class: m.classes[c].clone(),
+                    drops: counters.drops(),
+                    loss_rate: ratio(counters.drops(), counters.arrivals),
+                    counters: counters.clone(),
+                });
+            }
+        }
+        let classes = m
+            .classes
+            .iter()
+            .enumerate()
+            .map(|(c, name)| {
+                let (packets, bytes) = self.class_sent[c];
+                let drops = class_totals[c].drops();
+                ClassRow {
+                    class: name.clone(),
+                    packets_sent: packets,
+                    bytes_sent: bytes,
+                    drops,
+                    loss_rate: ratio(drops, packets),
+                    marks: class_totals[c].marks,
+                }
+            })
+            .collect();
+        let flows = self.flows.iter().zip(&m.flows).enumerate().map(|(i, (flow, fm))| {
+            let mut row = FlowRow {
+                flow: i as u32,
+                group: fm.group.clone(),
+                class: m.classes[fm.class as usize].clone(),
+                kind: String::new(),
+                src: m.nodes[fm.src as usize].clone(),
+                dst: m.nodes[fm.dst as usize].clone(),
+                start_s: time::to_secs(fm.start),
+                bytes_delivered: 0,
+                goodput_bps: 0.0,
+                packets_sent: 0,
+                retransmits: 0,
+                timeouts: 0,
+                fast_retransmits: 0,
+                ecn_reductions: 0,
+                srtt_s: f64::NAN,
+                cwnd: f64::NAN,
+            };
+            match &flow.state {
+                FlowState::Tcp(c) => {
+                    let (snd, rcv) = (&c.ends[0], &c.ends[1]);
+                    let (s0, r0) = (&c.at_warmup[0], &c.at_warmup[1]);
+                    row.kind = "tcp".into();
+                    row.bytes_delivered = rcv.stats.bytes_delivered - r0.bytes_delivered;
+                    row.packets_sent = snd.stats.segments_sent - s0.segments_sent;
+                    row.retransmits = snd.stats.retransmits - s0.retransmits;
+                    row.timeouts = snd.stats.timeouts - s0.timeouts;
+                    row.fast_retransmits = snd.stats.fast_retransmits - s0.fast_retransmits;
+                    row.ecn_reductions = snd.stats.ecn_reductions - s0.ecn_reductions;
+                    row.srtt_s = snd.srtt_secs();
+                    row.cwnd = snd.cwnd;
+                }
+                FlowState::Udp(u) => {
+                    row.kind = "udp".into();
+                    row.bytes_delivered = u.bytes_received;
+                    row.packets_sent = u.sent - u.sent_at_warmup;
+                }
+                FlowState::Free => {}
+            }
+            row.goodput_bps = row.bytes_delivered as f64 * 8.0 / window;
+            row
+        });
+        let flows = flows.collect();
+
+        // Pairs started after the warm-up and still outstanding on open connections.
+        let mut incomplete = vec![0u64; m.classes.len()];
+        for f in &self.flows {
+            if let FlowState::Tcp(c) = &f.state {
+                incomplete[f.class as usize] += c.app.outstanding_since(m.warmup);
+            }
+        }
+        let mut responses = Vec::new();
+        let mut response_bins = ResponseBins::default();
+        for (c, h) in self.responses.iter().enumerate().take(m.classes.len()) {
+            if h.pairs == 0 && incomplete[c] == 0 {
+                continue;
+            }
+            responses.push(ResponseRow {
+                class: m.classes[c].clone(),
+                pairs: h.pairs,
+                incomplete: incomplete[c],
+                mean_s: if h.pairs > 0 { h.sum_secs / h.pairs as f64 } else { f64::NAN },
+                p10_s: h.quantile(0.1),
+                p50_s: h.quantile(0.5),
+                p90_s: h.quantile(0.9),
+                p99_s: h.quantile(0.99),
+                request_bytes: h.request_bytes,
+                response_bytes: h.response_bytes,
+            });
+            for (lo, hi, count) in h.bins() {
+                response_bins.class.push(m.classes[c].clone());
+                response_bins.lo_s.push(lo);
+                response_bins.hi_s.push(hi);
+                response_bins.count.push(count);
+            }
+        }
+        let generators = self
+            .generators
+            .iter()
+            .zip(&m.http)
+            .map(|(g, h)| GeneratorRow {
+                generator: h.name.clone(),
+                class: m.classes[h.class as usize].clone(),
+                connections_started: g.started,
+                connections_finished: g.finished,
+                connections_open: g.started - g.finished,
+                pairs_planned: g.pairs_planned,
+            })
+            .collect();
+        RunResult {
+            summary: Summary {
+                name: m.name.clone(),
+                seed: m.seed,
+                duration_s: time::to_secs(m.duration),
+                warmup_s: time::to_secs(m.warmup),
+                aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
+                events: self.event_count,
+                link_forwards: self.links.iter().map(|l| l.metrics.forwards).sum(),
+                packets_peak: self.packets.capacity_used() as u64,
+                flows: self.connections_opened,
+                flow_slots: self.flows.len() as u64,
+                interrupted: ended_by == "interrupted",
+                ended_by: ended_by.to_string(),
+                end_s: time::to_secs(self.now),
+            },
+            links,
+            link_classes,
+            flows,
+            sample_link_names: m.links.iter().map(|l| l.name.clone()).collect(),
+            queue_samples: self.samples,
+            cwnd_trace: self.cwnd_trace,
+            classes,
+            generators,
+            responses,
+            response_bins,
+            pairs: self.pairs,
+        }
+    }
+}
