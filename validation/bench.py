@@ -86,6 +86,10 @@ class Measured:
         return statistics.median(r["wall_s"] for r in self.runs)
 
     @property
+    def cpu_s(self) -> float:
+        return statistics.median(r["cpu_s"] for r in self.runs)
+
+    @property
     def peak_rss_mb(self) -> float:
         return max(r["peak_rss_mb"] for r in self.runs)
 
@@ -103,6 +107,13 @@ def find_bench_binary(explicit: str | None) -> Path:
 def _time_v_rss(stderr: str) -> float | None:
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
     return int(m.group(1)) / 1024.0 if m else None
+
+
+def _time_v_cpu(stderr: str) -> float | None:
+    """User + system CPU seconds from GNU time -v output."""
+    u = re.search(r"User time \(seconds\): ([\d.]+)", stderr)
+    s = re.search(r"System time \(seconds\): ([\d.]+)", stderr)
+    return float(u.group(1)) + float(s.group(1)) if u and s else None
 
 
 def run_aqmlab(binary: Path, sc: Scenario) -> dict:
@@ -123,6 +134,8 @@ def run_aqmlab(binary: Path, sc: Scenario) -> dict:
     rss = _time_v_rss(proc.stderr) if use_time else None
     if rss is not None:
         res["peak_rss_mb"] = round(rss, 1)
+    cpu = _time_v_cpu(proc.stderr) if use_time else None
+    res["cpu_s"] = cpu if cpu is not None else float("nan")
     res["wall_s"] = round(wall, 3)
     res["forwards_per_s"] = res["link_forwards"] / wall
     res["command"] = " ".join(cmd)
@@ -132,6 +145,7 @@ def run_aqmlab(binary: Path, sc: Scenario) -> dict:
 def run_ns2_once(sc: Scenario) -> dict:
     res = run_ns2.run(script="bench", n=sc.n, queue=sc.ns2_queue, seed=1, duration=sc.duration)
     res["link_forwards"] = res.get("link_pkts_total", float("nan"))
+    res["cpu_s"] = res.get("user_s", float("nan")) + res.get("sys_s", float("nan"))
     res["forwards_per_s"] = res["link_forwards"] / res["wall_s"]
     return res
 
@@ -229,6 +243,8 @@ def compare_rows(
         "aqmlab wall s",
         "ns-2 wall s",
         "speed-up",
+        "CPU s aqmlab / ns-2",
+        "CPU speed-up",
         "aqmlab RSS MB",
         "ns-2 RSS MB",
         "goodput aqmlab / ns-2 Mb/s",
@@ -257,6 +273,8 @@ def compare_rows(
                 f"{a.wall_s:.3f}",
                 f"{n.wall_s:.3f}",
                 f"{speedup:.1f}×",
+                f"{a.cpu_s:.2f} / {n.cpu_s:.2f}",
+                f"{n.cpu_s / a.cpu_s:.1f}×",
                 f"{a.peak_rss_mb:.1f}",
                 f"{n.peak_rss_mb:.1f}",
                 f"{a.get('goodput_mbps'):.2f} / {n.get('goodput_mbps'):.2f}",
@@ -349,7 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         md += [
             "## aqmlab vs ns-2.35",
             "",
-            "Speed-up = ns-2 wall ÷ aqmlab wall, both whole-process; Δ = (aqmlab − ns-2) / ns-2.",
+            "Speed-up = ns-2 wall ÷ aqmlab wall, both whole-process (median of the runs); CPU = user + sys"
+            " seconds of the process, less sensitive to other load on the machine (not used for the"
+            " verdicts); Δ = (aqmlab − ns-2) / ns-2.",
             "",
             md_table(ch, cr),
             "",
@@ -369,10 +389,10 @@ def main(argv: list[str] | None = None) -> int:
         records = []
         for sc, a in aq:
             for r in a.runs:
-                records.append({"scenario": sc.label, "queue": sc.queue, "n": sc.n, **r})
+                records.append({**r, "bench": sc.label, "queue": sc.queue, "n": sc.n})
         for sc, _, n in both:
             for r in n.runs:
-                records.append({"scenario": sc.label, "queue": sc.queue, "n": sc.n, **r})
+                records.append({**r, "bench": sc.label, "queue": sc.queue, "n": sc.n})
         Path(args.json).write_text("\n".join(json.dumps(r) for r in records) + "\n")
     return 0
 
