@@ -34,12 +34,15 @@ py-test: build
 
 test: lint rust-test py-test
 
+# Extra options for validation/bench.py, e.g. `make bench-compare BENCH_ARGS="--repeat 3"`.
+BENCH_ARGS ?=
+
 bench: build
-	$(PY) validation/bench.py
+	$(PY) validation/bench.py $(BENCH_ARGS)
 
 bench-compare: build
 	bash validation/ns2/install-ns2.sh
-	$(PY) validation/bench.py --compare
+	$(PY) validation/bench.py --compare $(BENCH_ARGS)
 
 # Cross-validation against ns-2.35 (validation/compare_ns2.py: standard library only, needs just the
 # aqmlab-bench binary and ns).

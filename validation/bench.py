@@ -1,0 +1,401 @@
+"""BENCH-DUMBBELL-N speed benchmark of aqmlab, optionally side by side with ns-2.35.
+
+    python validation/bench.py [--duration S] [--repeat K] [--json FILE]
+    python validation/bench.py --compare [--repeat K] [--json FILE] [--markdown FILE]
+
+Scenarios (/work/shared/docs/bench.md): drop-tail at N = 10, 100, 1000; RED and PI at N = 100; with
+``--compare`` also drop-tail at N = 100 with 300 s simulated. Each run is one ``aqmlab-bench`` process
+(``scenarios/bench-dumbbell.toml`` plus overrides) timed from outside, like the ``ns`` process that
+``validation/ns2/run_ns2.py`` times: the wall column is whole-process wall time, set-up included, for
+both simulators. Peak RSS comes from ``/usr/bin/time -v`` when it exists (else from the program).
+With ``--compare`` aqmlab and ns-2 alternate run by run, so machine noise hits both alike; the speed
+and accuracy targets are judged from the numbers measured in that run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIO = ROOT / "scenarios" / "bench-dumbbell.toml"
+RESULTS_MD = ROOT / "validation" / "results" / "bench.md"
+TIME_BIN = "/usr/bin/time"
+
+sys.path.insert(0, str(ROOT / "validation" / "ns2"))
+import run_ns2  # noqa: E402
+
+#: bench.md's RED: gentle, min_th 100, max_th 300, max_p 0.1, w_q 0.002, packet mode, drop.
+RED = (
+    '{kind="red", limit=1000, queue_in_bytes=false, bytes=false, thresh=100, maxthresh=300, '
+    "linterm=10, q_weight=0.002, gentle=true, ecn=false}"
+)
+#: bench.md's PI: q_ref 200 packets, a and b at their (ns-2) defaults, sampling at 170 Hz, drop.
+PI = '{kind="pi", limit=1000, qref=200, w=170, ecn=false}'
+DT = '{kind="droptail", limit=1000}'
+
+#: Targets of the comparison (bench.md / the project brief).
+SPEEDUP_TARGETS = {("DT", 100, 300.0): 5.0, ("DT", 1000, 60.0): 20.0}
+GOODPUT_TOL = 0.03
+QMEAN_TOL = 0.15
+
+
+@dataclass
+class Scenario:
+    queue: str  # DT, RED, PI
+    n: int
+    duration: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.queue}-{self.n}" + ("" if self.duration == 60 else f" ({self.duration:g} s)")
+
+    def aqmlab_args(self) -> list[str]:
+        q = {"DT": DT, "RED": RED, "PI": PI}[self.queue]
+        return [f"dumbbell.pairs={self.n}", f"duration={self.duration:g}", f"dumbbell.queue={q}"]
+
+    @property
+    def ns2_queue(self) -> str:
+        return self.queue.lower()
+
+
+@dataclass
+class Measured:
+    """One simulator's result for one scenario (wall time: median of the repeats)."""
+
+    runs: list[dict] = field(default_factory=list)
+
+    @property
+    def first(self) -> dict:
+        return self.runs[0]
+
+    @property
+    def wall_s(self) -> float:
+        return statistics.median(r["wall_s"] for r in self.runs)
+
+    @property
+    def cpu_s(self) -> float:
+        return statistics.median(r["cpu_s"] for r in self.runs)
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return max(r["peak_rss_mb"] for r in self.runs)
+
+    def get(self, key: str) -> float:
+        return self.first.get(key, float("nan"))
+
+
+def find_bench_binary(explicit: str | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+    return target / "release" / "aqmlab-bench"
+
+
+def _time_v_rss(stderr: str) -> float | None:
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    return int(m.group(1)) / 1024.0 if m else None
+
+
+def _time_v_cpu(stderr: str) -> float | None:
+    """User + system CPU seconds from GNU time -v output."""
+    u = re.search(r"User time \(seconds\): ([\d.]+)", stderr)
+    s = re.search(r"System time \(seconds\): ([\d.]+)", stderr)
+    return float(u.group(1)) + float(s.group(1)) if u and s else None
+
+
+def run_aqmlab(binary: Path, sc: Scenario) -> dict:
+    """One aqmlab-bench process; its JSON plus whole-process wall_s and peak_rss_mb."""
+    cmd = [str(binary), str(SCENARIO), *sc.aqmlab_args()]
+    use_time = os.access(TIME_BIN, os.X_OK)
+    full = [TIME_BIN, "-v", *cmd] if use_time else cmd
+    t0 = time.perf_counter()
+    proc = subprocess.run(full, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        err = proc.stderr.split("\tCommand being timed:")[0].strip()
+        raise RuntimeError(f"aqmlab-bench exited with {proc.returncode}: {err}")
+    res = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1])
+    res["engine_wall_s"] = res.pop("wall_s")  # the run loop alone, as the binary measured it
+    res["engine_forwards_per_s"] = res.pop("forwards_per_s")
+    res["engine_peak_rss_mb"] = res["peak_rss_mb"]
+    rss = _time_v_rss(proc.stderr) if use_time else None
+    if rss is not None:
+        res["peak_rss_mb"] = round(rss, 1)
+    cpu = _time_v_cpu(proc.stderr) if use_time else None
+    res["cpu_s"] = cpu if cpu is not None else float("nan")
+    res["wall_s"] = round(wall, 3)
+    res["forwards_per_s"] = res["link_forwards"] / wall
+    res["command"] = " ".join(cmd)
+    return res
+
+
+def run_ns2_once(sc: Scenario) -> dict:
+    res = run_ns2.run(script="bench", n=sc.n, queue=sc.ns2_queue, seed=1, duration=sc.duration)
+    res["link_forwards"] = res.get("link_pkts_total", float("nan"))
+    res["cpu_s"] = res.get("user_s", float("nan")) + res.get("sys_s", float("nan"))
+    res["forwards_per_s"] = res["link_forwards"] / res["wall_s"]
+    return res
+
+
+def scenarios(duration: float, compare: bool) -> list[Scenario]:
+    out = [Scenario("DT", n, duration) for n in (10, 100, 1000)]
+    out += [Scenario("RED", 100, duration), Scenario("PI", 100, duration)]
+    if compare:
+        out.append(Scenario("DT", 100, 300.0))
+    return out
+
+
+def rel(a: float, b: float) -> float:
+    return (a - b) / b if b else float("nan")
+
+
+def fmt_int(x: float) -> str:
+    return f"{int(x):,}" if x == x else "–"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+# ----- tables ----------------------------------------------------------------------------------------
+
+
+def aqmlab_rows(results: list[tuple[Scenario, Measured]]) -> tuple[list[str], list[list[str]]]:
+    head = [
+        "scenario",
+        "N",
+        "sim s",
+        "wall s",
+        "peak RSS MB",
+        "events",
+        "link forwards",
+        "forwards / wall s",
+        "goodput Mb/s",
+        "drops",
+        "q mean pkts",
+        "q std pkts",
+    ]
+    rows = []
+    for sc, m in results:
+        rows.append(
+            [
+                sc.queue,
+                str(sc.n),
+                f"{sc.duration:g}",
+                f"{m.wall_s:.3f}",
+                f"{m.peak_rss_mb:.1f}",
+                fmt_int(m.get("events")),
+                fmt_int(m.get("link_forwards")),
+                f"{m.get('link_forwards') / m.wall_s / 1e6:.2f} M",
+                f"{m.get('goodput_mbps'):.2f}",
+                fmt_int(m.get("drops")),
+                f"{m.get('q_mean_pkts'):.1f}",
+                f"{m.get('q_std_pkts'):.1f}",
+            ]
+        )
+    return head, rows
+
+
+def per_packet_rows(
+    results: list[tuple[Scenario, Measured]], key: str, forwards_key: str, dur: float
+) -> tuple[list[str], list[list[str]]]:
+    """Wall per link forward of RED and PI relative to drop-tail, all at N = 100 and `dur` simulated."""
+    by = {(sc.queue, sc.n, sc.duration): m for sc, m in results}
+    base = by.get(("DT", 100, dur))
+    head = ["queue (N = 100)", "wall per forward ns", "ratio to DT"]
+    rows: list[list[str]] = []
+    if base is None:
+        return head, rows
+    cost_base = _cost(base, key, forwards_key)
+    for q in ("DT", "RED", "PI"):
+        m = by.get((q, 100, dur))
+        if m is not None:
+            c = _cost(m, key, forwards_key)
+            rows.append([q, f"{c * 1e9:.0f}", f"{c / cost_base:.3f}"])
+    return head, rows
+
+
+def _cost(m: Measured, key: str, forwards_key: str) -> float:
+    wall = statistics.median(r[key] for r in m.runs)
+    return wall / m.get(forwards_key)
+
+
+def compare_rows(
+    results: list[tuple[Scenario, Measured, Measured]],
+) -> tuple[list[str], list[list[str]], list[tuple[str, bool]]]:
+    head = [
+        "scenario",
+        "N",
+        "sim s",
+        "aqmlab wall s",
+        "ns-2 wall s",
+        "speed-up",
+        "CPU s aqmlab / ns-2",
+        "CPU speed-up",
+        "aqmlab RSS MB",
+        "ns-2 RSS MB",
+        "goodput aqmlab / ns-2 Mb/s",
+        "Δ goodput",
+        "drops aqmlab / ns-2",
+        "q mean aqmlab / ns-2",
+        "Δ q mean",
+    ]
+    rows = []
+    checks: list[tuple[str, bool]] = []
+    for sc, a, n in results:
+        speedup = n.wall_s / a.wall_s
+        dg = rel(a.get("goodput_mbps"), n.get("goodput_mbps"))
+        dq = rel(a.get("q_mean_pkts"), n.get("q_mean_pkts"))
+        target = SPEEDUP_TARGETS.get((sc.queue, sc.n, sc.duration))
+        if target is not None:
+            text = f"{sc.label}: speed-up ≥ {target:g}× (measured {speedup:.1f}×)"
+            checks.append((text, speedup >= target))
+        checks.append((f"{sc.label}: goodput within 3% (measured {dg:+.2%})", abs(dg) <= GOODPUT_TOL))
+        checks.append((f"{sc.label}: mean queue within 15% (measured {dq:+.1%})", abs(dq) <= QMEAN_TOL))
+        rows.append(
+            [
+                sc.queue,
+                str(sc.n),
+                f"{sc.duration:g}",
+                f"{a.wall_s:.3f}",
+                f"{n.wall_s:.3f}",
+                f"{speedup:.1f}×",
+                f"{a.cpu_s:.2f} / {n.cpu_s:.2f}",
+                f"{n.cpu_s / a.cpu_s:.1f}×",
+                f"{a.peak_rss_mb:.1f}",
+                f"{n.peak_rss_mb:.1f}",
+                f"{a.get('goodput_mbps'):.2f} / {n.get('goodput_mbps'):.2f}",
+                f"{dg:+.2%}",
+                f"{fmt_int(a.get('drops'))} / {fmt_int(n.get('drops'))}",
+                f"{a.get('q_mean_pkts'):.1f} / {n.get('q_mean_pkts'):.1f}",
+                f"{dq:+.1%}",
+            ]
+        )
+    return head, rows, checks
+
+
+def rich_table(title: str, head: list[str], rows: list[list[str]]) -> Table:
+    t = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left")
+    for i, h in enumerate(head):
+        t.add_column(h, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*r)
+    return t
+
+
+def md_table(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+# ----- main ------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds (default 60)")
+    ap.add_argument("--repeat", type=int, default=1, metavar="K", help="runs per scenario; median wall time")
+    ap.add_argument("--json", metavar="FILE", help="write every run's JSON here")
+    ap.add_argument("--compare", action="store_true", help="also run ns-2.35, alternating with aqmlab")
+    ap.add_argument("--markdown", metavar="FILE", default=None, help=f"(--compare) default {RESULTS_MD}")
+    ap.add_argument("--bin", metavar="PATH", help="aqmlab-bench binary (default $CARGO_TARGET_DIR/release)")
+    args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
+    if args.duration <= 10:
+        ap.error("--duration must exceed the 10 s warm-up")
+    binary = find_bench_binary(args.bin)
+    if not binary.exists():
+        print(f"bench: {binary} not found; run `make build`", file=sys.stderr)
+        return 2
+    console = Console(width=max(Console().width, 200))  # wide tables stay readable in logs and pipes
+    scs = scenarios(args.duration, args.compare)
+    aq: list[tuple[Scenario, Measured]] = []
+    both: list[tuple[Scenario, Measured, Measured]] = []
+    for sc in scs:
+        a, n = Measured(), Measured()
+        for k in range(args.repeat):
+            console.print(f"[dim]{sc.label}: aqmlab run {k + 1}/{args.repeat}[/dim]")
+            a.runs.append(run_aqmlab(binary, sc))
+            if args.compare:
+                console.print(f"[dim]{sc.label}: ns-2 run {k + 1}/{args.repeat}[/dim]")
+                n.runs.append(run_ns2_once(sc))
+        aq.append((sc, a))
+        if args.compare:
+            both.append((sc, a, n))
+
+    load = os.getloadavg()
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    context = (
+        f"{stamp}, {os.cpu_count()} cores, load average {load[0]:.2f} at the end, "
+        f"{args.repeat} run(s) per scenario (median wall time), seed 1"
+    )
+    console.print(f"\n[bold]BENCH-DUMBBELL-N[/bold] — {context}")
+    head, rows = aqmlab_rows(aq)
+    console.print(rich_table("aqmlab (whole-process wall time)", head, rows))
+    md = [f"# BENCH-DUMBBELL-N — {context}", "", "## aqmlab", "", md_table(head, rows), ""]
+
+    ph, pr = per_packet_rows(aq, "engine_wall_s", "link_forwards", args.duration)
+    console.print(rich_table("aqmlab per-packet cost (run loop wall ÷ link forwards)", ph, pr))
+    md += ["## aqmlab per-packet cost (run-loop wall ÷ link forwards)", "", md_table(ph, pr), ""]
+
+    if args.compare:
+        ns_only = [(sc, n) for sc, _, n in both]
+        nh, nr = per_packet_rows(ns_only, "loop_wall_s", "link_forwards", args.duration)
+        console.print(rich_table("ns-2.35 per-packet cost (event-loop wall ÷ link packets)", nh, nr))
+        md += ["## ns-2.35 per-packet cost (event-loop wall ÷ link packets)", "", md_table(nh, nr), ""]
+        ch, cr, checks = compare_rows(both)
+        console.print(
+            rich_table("aqmlab vs ns-2.35 (speed-up = ns-2 wall ÷ aqmlab wall, whole process)", ch, cr)
+        )
+        for text, ok in checks:
+            console.print(f"  {'[green]' if ok else '[red]'}{verdict(ok)}[/] — {text}")
+        md += [
+            "## aqmlab vs ns-2.35",
+            "",
+            "Speed-up = ns-2 wall ÷ aqmlab wall, both whole-process (median of the runs); CPU = user + sys"
+            " seconds of the process, less sensitive to other load on the machine (not used for the"
+            " verdicts); Δ = (aqmlab − ns-2) / ns-2.",
+            "",
+            md_table(ch, cr),
+            "",
+            "## Targets",
+            "",
+        ]
+        md += [f"- **{verdict(ok)}** — {text}" for text, ok in checks]
+        md.append("")
+        out = Path(args.markdown) if args.markdown else RESULTS_MD
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("\n".join(md))
+        console.print(f"\nwrote {out}")
+    elif args.markdown:
+        Path(args.markdown).write_text("\n".join(md))
+
+    if args.json:
+        records = []
+        for sc, a in aq:
+            for r in a.runs:
+                records.append({**r, "bench": sc.label, "queue": sc.queue, "n": sc.n})
+        for sc, _, n in both:
+            for r in n.runs:
+                records.append({**r, "bench": sc.label, "queue": sc.queue, "n": sc.n})
+        Path(args.json).write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
