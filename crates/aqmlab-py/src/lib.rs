@@ -7,6 +7,7 @@
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -41,9 +42,11 @@ fn resolve(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) ->
 }
 
 /// Runs a scenario and returns its results as JSON. `progress(sim_time_s)` is called every 0.5% of the
-/// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt.
+/// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `measure.pair_records`,
+/// `records(batch_json)` receives completed request/response pairs in column-wise batches as the run
+/// goes (without it they come back in the result's `pairs`).
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None))]
+#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None, records = None))]
 fn run(
     py: Python<'_>,
     text: &str,
@@ -51,28 +54,45 @@ fn run(
     overrides: Vec<String>,
     seed: Option<u64>,
     progress: Option<PyObject>,
+    records: Option<PyObject>,
 ) -> PyResult<String> {
     let model = aqmlab_core::load(text, file, &overrides, seed).map_err(scenario_error)?;
-    let mut failure: Option<PyErr> = None;
+    let failure: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.allow_threads(|| {
-        let mut cb = |t: u64| -> bool {
+        let mut on_progress = |t: u64| -> bool {
             Python::with_gil(|py| {
-                if let Err(e) = py.check_signals() {
-                    failure = Some(e);
+                if failure.lock().expect("not poisoned").is_some() {
                     return false;
                 }
-                if let Some(p) = &progress {
-                    if let Err(e) = p.call1(py, (t as f64 * 1e-9,)) {
-                        failure = Some(e);
-                        return false;
+                let outcome = py.check_signals().and_then(|()| match &progress {
+                    Some(p) => p.call1(py, (t as f64 * 1e-9,)).map(drop),
+                    None => Ok(()),
+                });
+                match outcome {
+                    Ok(()) => true,
+                    Err(e) => {
+                        *failure.lock().expect("not poisoned") = Some(e);
+                        false
                     }
                 }
-                true
             })
         };
-        aqmlab_core::run(model, Some(&mut cb))
+        match &records {
+            Some(sink) => {
+                let mut on_records = |batch: &aqmlab_core::metrics::response::PairColumns| {
+                    let json = serde_json::to_string(batch).expect("pair batch serialises");
+                    Python::with_gil(|py| {
+                        if let Err(e) = sink.call1(py, (json,)) {
+                            failure.lock().expect("not poisoned").get_or_insert(e);
+                        }
+                    })
+                };
+                aqmlab_core::run_with_sink(model, Some(&mut on_progress), &mut on_records)
+            }
+            None => aqmlab_core::run(model, Some(&mut on_progress)),
+        }
     });
-    if let Some(e) = failure {
+    if let Some(e) = failure.into_inner().expect("not poisoned") {
         return Err(e);
     }
     if result.summary.interrupted {

@@ -10,8 +10,8 @@
 //! [`QueueEnv::drop`] and [`QueueEnv::mark`], and the link keeps the per-class counters.
 //!
 //! Adding an algorithm: write `aqm/<name>.rs` with a `Config` (serde, ns-2/RFC defaults in `Default`)
-//! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to
-//! [`QueueConfig::build`].
+//! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to each of
+//! [`QueueConfig::build`], [`QueueConfig::name`] and [`QueueConfig::validate`].
 
 pub mod an_aqm;
 pub mod avq;

@@ -116,6 +116,15 @@ impl DelayBox {
     }
 }
 
+/// Where a new connection's endpoints sit: its slot, class and the routes of both directions.
+#[derive(Clone, Copy)]
+struct Ends {
+    slot: u32,
+    class: u16,
+    route: u32,
+    reverse_route: u32,
+}
+
 /// A PackMime-HTTP generator: opens connections at the model's arrival process.
 pub(super) struct Generator {
     placements: Vec<Placement>,
@@ -164,27 +173,20 @@ impl Simulation<'_> {
     pub(super) fn create_static_flows(&mut self) {
         for i in 0..self.model.flows.len() {
             let f = &self.model.flows[i];
-            let seed = self.model.seed;
+            let stream = |kind: &str| rng::stream(self.model.seed, &format!("{kind}/{}", f.name));
+            let ends =
+                Ends { slot: i as u32, class: f.class, route: f.route, reverse_route: f.reverse_route };
             let state = match &f.kind {
-                FlowModelKind::TcpBulk { tcp, bytes } => self.tcp_state(
-                    *tcp,
-                    i as u32,
-                    f.class,
-                    f.route,
-                    f.reverse_route,
-                    App::Bulk(Bulk { bytes: *bytes }),
-                ),
-                FlowModelKind::TcpFiles { tcp, rate, mean, shape } => {
-                    let files = Files::new(*rate, *mean, *shape, rng::stream(seed, &format!("files/{i}")));
-                    self.tcp_state(*tcp, i as u32, f.class, f.route, f.reverse_route, App::Files(files))
+                FlowModelKind::TcpBulk { tcp, bytes } => {
+                    self.tcp_state(*tcp, ends, &f.name, App::Bulk(Bulk { bytes: *bytes }))
                 }
-                FlowModelKind::Udp { size, interval, poisson, stop } => FlowState::Udp(UdpSource::new(
-                    *size,
-                    *interval,
-                    *poisson,
-                    *stop,
-                    rng::stream(self.model.seed, &format!("udp/{i}")),
-                )),
+                FlowModelKind::TcpFiles { tcp, rate, mean, shape } => {
+                    let files = Files::new(*rate, *mean, *shape, stream("files"));
+                    self.tcp_state(*tcp, ends, &f.name, App::Files(files))
+                }
+                FlowModelKind::Udp { size, interval, poisson, stop } => {
+                    FlowState::Udp(UdpSource::new(*size, *interval, *poisson, *stop, stream("udp")))
+                }
             };
             let (src, dst, route, class, start) = (f.src, f.dst, f.route, f.class, f.start);
             let slot = self.add_flow(src, dst, route, class, None, state);
@@ -193,13 +195,14 @@ impl Simulation<'_> {
         }
     }
 
-    fn tcp_state(&self, cfg: u16, slot: u32, class: u16, route: u32, reverse: u32, app: App) -> FlowState {
+    /// A new connection; `name` names its random stream (`group/index` or `generator/serial`).
+    fn tcp_state(&self, cfg: u16, e: Ends, name: &str, app: App) -> FlowState {
         let c = &self.model.tcp_configs[cfg as usize];
-        let mut r = rng::stream(self.model.seed, &format!("tcp/{}", self.connections_opened));
+        let mut r = rng::stream(self.model.seed, &format!("tcp/{name}"));
         let mut phase = || if c.tick.0 > 0 { r.gen_range(0..c.tick.0) } else { 0 };
         let ends = [
-            Endpoint::new(Role::Initiator, c, slot, class, route, phase()),
-            Endpoint::new(Role::Responder, c, slot, class, reverse, phase()),
+            Endpoint::new(Role::Initiator, c, e.slot, e.class, e.route, phase()),
+            Endpoint::new(Role::Responder, c, e.slot, e.class, e.reverse_route, phase()),
         ];
         FlowState::Tcp(Box::new(TcpConn { cfg, ends, app, app_timer: None, at_warmup: Default::default() }))
     }
@@ -457,20 +460,15 @@ impl Simulation<'_> {
         gen.next_placement += 1;
         let plan = gen.planner.plan(&mut gen.rng);
         let delays: Vec<f64> = plan.iter().map(|_| gen.server_delay.sample(&mut gen.rng)).collect();
+        let name = format!("{}/{}", self.model.http[g as usize].name, gen.started);
         gen.started += 1;
         gen.pairs_planned += plan.len() as u64;
         let gap = time::secs(gen.arrivals.next_gap(&mut gen.rng)).max(1);
         let (class, tcp) = (gen.class, gen.tcp);
         self.events.schedule(self.now + gap, Event::Connect(g));
         let slot = self.next_slot();
-        let state = self.tcp_state(
-            tcp,
-            slot,
-            class,
-            place.route,
-            place.reverse_route,
-            App::Http(Http::new(plan, delays)),
-        );
+        let ends = Ends { slot, class, route: place.route, reverse_route: place.reverse_route };
+        let state = self.tcp_state(tcp, ends, &name, App::Http(Http::new(plan, delays)));
         let f = self.add_flow(place.client, place.server, place.route, class, Some(g), state);
         debug_assert_eq!(f, slot);
         self.open_tcp(f);

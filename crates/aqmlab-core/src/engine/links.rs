@@ -26,7 +26,7 @@ impl Simulation<'_> {
         }
         if let Some(loss) = &mut link.loss {
             let p = self.packets.get(pkt);
-            if loss.lose(p.payload, &mut link.rng) {
+            if loss.lose(p.payload) {
                 if self.measuring {
                     let c = &mut link.metrics.by_class[p.class as usize];
                     c.drops_error += 1;

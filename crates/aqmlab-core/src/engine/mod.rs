@@ -119,7 +119,10 @@ impl<'s> Simulation<'s> {
             .map(|l| Link {
                 queue: l.queue.build(l.info),
                 info: l.info,
-                loss: l.loss.as_ref().map(LossModel::new),
+                loss: l
+                    .loss
+                    .as_ref()
+                    .map(|spec| LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))),
                 busy_until: 0,
                 tx_pending: false,
                 idle_unreported: false,

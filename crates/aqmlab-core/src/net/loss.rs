@@ -30,21 +30,23 @@ pub struct LossModel {
     rate: f64,
     list: Vec<u64>,
     seen: u64,
+    /// Its own stream, so enabling losses leaves the queue's random draws unchanged.
+    rng: Rng,
 }
 
 impl LossModel {
-    pub fn new(spec: &LossSpec) -> Self {
+    pub fn new(spec: &LossSpec, rng: Rng) -> Self {
         let mut list = spec.list.clone();
         list.sort_unstable();
-        LossModel { rate: spec.rate, list, seen: 0 }
+        LossModel { rate: spec.rate, list, seen: 0, rng }
     }
 
     /// Decides the fate of one arriving packet; pure ACKs and control segments are never lost.
-    pub fn lose(&mut self, payload: u32, rng: &mut Rng) -> bool {
+    pub fn lose(&mut self, payload: u32) -> bool {
         if payload == 0 {
             return false;
         }
         self.seen += 1;
-        self.list.binary_search(&self.seen).is_ok() || (self.rate > 0.0 && rng.gen::<f64>() < self.rate)
+        self.list.binary_search(&self.seen).is_ok() || (self.rate > 0.0 && self.rng.gen::<f64>() < self.rate)
     }
 }

@@ -79,6 +79,9 @@ pub struct DelayBoxModel {
 
 #[derive(Clone, Debug)]
 pub struct FlowModel {
+    /// `group/index`: names the flow's random streams, so adding or reordering groups leaves every
+    /// other flow's random numbers unchanged.
+    pub name: String,
     pub group: String,
     pub class: u16,
     pub src: u32,
@@ -257,6 +260,15 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
     // TCP options: the top-level table, overridden field by field by each group's; equal
     // configurations share one entry.
     let base_tcp = s.tcp.clone().unwrap_or_default();
+    // The shared table alone must be valid, so its errors point at `tcp.<field>`, not at a group.
+    let base: TcpConfig =
+        serde_path_to_error::deserialize(toml::Value::Table(base_tcp.clone())).map_err(|e| {
+            let field = e.path().to_string();
+            cx.err(format!("tcp.{field}"), e.into_inner().message().trim().to_string())
+        })?;
+    if let Err((f, expected)) = base.validate() {
+        return Err(cx.err(format!("tcp.{f}"), expected));
+    }
     let mut tcp_configs: Vec<TcpConfig> = Vec::new();
     let tcp_config = |own: &Option<toml::Table>, path: &str, configs: &mut Vec<TcpConfig>| {
         let mut table = base_tcp.clone();
@@ -366,6 +378,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 }
             };
             flows.push(FlowModel {
+                name: format!("{name}/{i}"),
                 group: name.clone(),
                 class,
                 src,
