@@ -32,9 +32,10 @@ pub(super) enum FlowState {
     Free,
 }
 
-/// The delay a DelayBox applies to one flow: (box, delay, applies to initiator→responder packets,
-/// applies to responder→initiator packets).
-type FlowDelay = (u16, Time, bool, bool);
+/// The delay a DelayBox applies to one flow: (the box's node, delay, applies to initiator→responder
+/// packets, applies to responder→initiator packets). A node may hold several boxes serving different
+/// hosts (each with its own distribution); a flow meets at most one per end.
+type FlowDelay = (u32, Time, bool, bool);
 
 pub(super) struct Flow {
     pub gen: u32,
@@ -52,9 +53,9 @@ pub(super) struct Flow {
 }
 
 impl Flow {
-    /// The DelayBox delay of box `b` for a packet of this flow, if that box holds it.
-    pub fn delay_at(&self, b: u16, from_responder: bool) -> Option<Time> {
-        self.delays.iter().flatten().find(|d| d.0 == b).and_then(|&(_, d, fwd, rev)| {
+    /// The DelayBox delay at `node` for a packet of this flow, if a box there holds it.
+    pub fn delay_at(&self, node: u32, from_responder: bool) -> Option<Time> {
+        self.delays.iter().flatten().find(|d| d.0 == node).and_then(|&(_, d, fwd, rev)| {
             let applies = if from_responder { rev } else { fwd };
             applies.then_some(d)
         })
@@ -63,6 +64,7 @@ impl Flow {
 
 /// A DelayBox with its delay distribution's state.
 pub(super) struct DelayBox {
+    node: u32,
     serves: Vec<bool>,
     direction: DelayDirection,
     dist: DelayDist,
@@ -79,7 +81,14 @@ impl DelayBox {
             }
             _ => None,
         };
-        DelayBox { serves: m.serves.clone(), direction: m.direction, dist: m.delay.clone(), rtt, rng }
+        DelayBox {
+            node: m.node,
+            serves: m.serves.clone(),
+            direction: m.direction,
+            dist: m.delay.clone(),
+            rtt,
+            rng,
+        }
     }
 
     fn draw(&mut self) -> Time {
@@ -224,9 +233,9 @@ impl Simulation<'_> {
     ) -> u32 {
         let mut delays = [None; 2];
         let mut n = 0;
-        for (b, bx) in self.delayboxes.iter_mut().enumerate() {
+        for bx in self.delayboxes.iter_mut() {
             if let Some((d, fwd, rev)) = bx.delay_for(src, dst) {
-                delays[n] = Some((b as u16, d, fwd, rev));
+                delays[n] = Some((bx.node, d, fwd, rev));
                 n += 1;
             }
         }

@@ -158,8 +158,8 @@ impl Simulation<'_> {
         let pkt = self.packets.get_mut(p);
         pkt.hop += 1;
         let node = self.model.links[self.model.routes[pkt.route as usize][pkt.hop as usize - 1] as usize].to;
-        if let Some(b) = self.node_box[node as usize] {
-            if let Some(d) = self.flows[pkt.flow as usize].delay_at(b, pkt.from_responder) {
+        if self.delay_nodes[node as usize] {
+            if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder) {
                 self.events.schedule(self.now + d, Event::Release(p));
                 return;
             }

@@ -85,8 +85,8 @@ pub struct Simulation<'s> {
     events: EventQueue<Event>,
     packets: PacketArena,
     links: Vec<Link>,
-    /// Whether a node is a DelayBox (index into `delayboxes`).
-    node_box: Vec<Option<u16>>,
+    /// Whether a node holds a DelayBox.
+    delay_nodes: Vec<bool>,
     delayboxes: Vec<DelayBox>,
     flows: Vec<Flow>,
     free_slots: Vec<u32>,
@@ -131,9 +131,9 @@ impl<'s> Simulation<'s> {
                 metrics: LinkMetrics::new(classes),
             })
             .collect();
-        let mut node_box = vec![None; model.nodes.len()];
-        for (b, d) in model.delayboxes.iter().enumerate() {
-            node_box[d.node as usize] = Some(b as u16);
+        let mut delay_nodes = vec![false; model.nodes.len()];
+        for d in &model.delayboxes {
+            delay_nodes[d.node as usize] = true;
         }
         let delayboxes = model
             .delayboxes
@@ -155,7 +155,7 @@ impl<'s> Simulation<'s> {
             events: EventQueue::default(),
             packets: PacketArena::default(),
             links,
-            node_box,
+            delay_nodes,
             delayboxes,
             flows: Vec::new(),
             free_slots: Vec::new(),

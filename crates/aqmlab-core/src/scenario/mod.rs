@@ -315,7 +315,8 @@ fn default_true() -> bool {
 }
 
 /// A DelayBox: every packet of a flow whose source or destination host it serves is held for the
-/// flow's own delay, drawn once per flow.
+/// flow's own delay, drawn once per flow. A node may hold several boxes (e.g. one for its client
+/// hosts, one for its server hosts) as long as each host is served by one box only.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DelayBoxSpec {
