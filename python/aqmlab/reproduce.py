@@ -1,0 +1,125 @@
+"""`aqmlab reproduce STUDY`: calibrate where the study calibrated, run its simulations (locally or on a
+Dask cluster, resumable: each run is stored under the hash of its resolved scenario, seed and aqmlab
+version exactly as `aqmlab sweep` stores it), and write the report folder."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from aqmlab import __version__, _core, sweep
+from aqmlab.report import write_report
+from aqmlab.studies import chrost2009, weigle2005
+from aqmlab.studies.base import RunOutcome, RunSpec, Study
+
+STUDIES: dict[str, Study] = {s.name: s for s in (weigle2005.STUDY, chrost2009.STUDY)}
+
+#: progress(kind, info): kind is "start" (info: total, todo), "done" or "failed" (info: label).
+Progress = Callable[[str, dict], object]
+
+
+class ReproduceError(RuntimeError):
+    pass
+
+
+def _label(spec: RunSpec) -> str:
+    return " ".join(f"{k}={v}" for k, v in spec.labels) + f" seed={spec.seed}"
+
+
+def execute(
+    specs: list[RunSpec],
+    runs_dir: Path,
+    *,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: Progress | None = None,
+) -> list[RunOutcome]:
+    """Runs every spec not already complete in `runs_dir` and returns all outcomes in spec order."""
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    sweep.clean_runs_dir(runs_dir)
+    emit = progress or (lambda kind, info: None)
+    hashes, tasks, labels = [], {}, {}
+    for spec in specs:
+        file = "<study>"
+        resolved = _core.resolve(spec.scenario, file, list(spec.overrides), spec.seed)
+        h = sweep.run_hash(resolved, spec.seed)
+        hashes.append(h)
+        labels.setdefault(h, _label(spec))
+        if h not in tasks and not sweep.is_complete(runs_dir / h):
+            tasks[h] = {
+                "hash": h,
+                "text": spec.scenario,
+                "file": file,
+                "overrides": list(spec.overrides),
+                "seed": spec.seed,
+                "version": __version__,
+            }
+    emit("start", {"total": len(specs), "todo": len(tasks)})
+    failures: list[str] = []
+
+    def on_result(task: dict, payload: dict | None, error: str | None) -> None:
+        h = task["hash"]
+        if payload is None:
+            failures.append(f"{labels[h]}: {error}")
+            emit("failed", {"label": labels[h], "error": error})
+            return
+        sweep.write_run_folder(runs_dir, h, payload["files"])
+        emit("done", {"label": labels[h], "wall_s": payload["wall_s"]})
+
+    if tasks:
+        jobs = max(1, jobs or os.cpu_count() or 1)
+        if dask:
+            from aqmlab import dask_runner
+
+            dask_runner.execute(list(tasks.values()), on_result, address=dask, jobs=jobs)
+        else:
+            from aqmlab import sweep_local
+
+            sweep_local.execute(list(tasks.values()), on_result, jobs=jobs)
+    if failures:
+        raise ReproduceError(f"{len(failures)} run(s) failed; first: {failures[0]}")
+    return [RunOutcome(spec, runs_dir / h) for spec, h in zip(specs, hashes, strict=True)]
+
+
+def reproduce(
+    name: str,
+    *,
+    quick: bool = False,
+    seeds: int | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    out: str | os.PathLike | None = None,
+    progress: Progress | None = None,
+) -> Path:
+    """Reproduces study `name` and returns the path of its report.html."""
+    if name not in STUDIES:
+        raise ReproduceError(f"unknown study {name!r}; choose one of {', '.join(sorted(STUDIES))}")
+    study = STUDIES[name]
+    seeds = seeds or (1 if quick else 3)
+    out = Path(out or Path("reports") / (name + ("-quick" if quick else "")))
+    runs_dir = out / "runs"
+    t0 = time.perf_counter()
+
+    def run_specs(specs: list[RunSpec]) -> list[RunOutcome]:
+        return execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress)
+
+    calibration = study.calibrate(quick, run_specs) if study.calibrate else None
+    outcomes = run_specs(study.runs(quick, seeds, calibration))
+    tables = study.tables(outcomes)
+    findings = study.findings(outcomes)
+    figures = study.figures(outcomes, out)
+    facts = {
+        "mode": "quick" if quick else "full",
+        "seeds": seeds,
+        "runs": len(outcomes),
+        "aqmlab": __version__,
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "wall time (this invocation)": f"{time.perf_counter() - t0:.0f} s",
+        "full version's run time": study.full_runtime,
+    }
+    if calibration:
+        facts["calibration"] = ", ".join(f"{k} = {v:.4g}" for k, v in calibration.items())
+    return write_report(study, out, tables, findings, figures, facts)

@@ -1,0 +1,99 @@
+"""What a reproducible study is made of: the runs it needs, and how their results become the paper's
+tables, figures and findings. Each study module (weigle2005, le2003, chrost2009) defines one `Study`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation: a scenario (TOML text), the labels that place it in the study's tables, a seed."""
+
+    labels: tuple[tuple[str, str], ...]
+    scenario: str
+    seed: int
+    overrides: tuple[str, ...] = ()
+
+    def label(self, key: str) -> str:
+        return dict(self.labels)[key]
+
+
+@dataclass
+class RunOutcome:
+    """A finished run: its spec and its run folder."""
+
+    spec: RunSpec
+    folder: Path
+
+    def table(self, name: str) -> pd.DataFrame:
+        return pd.read_parquet(self.folder / f"{name}.parquet")
+
+
+@dataclass
+class Table:
+    """A paper table: rows of simulated values (mean and 95% interval over seeds) beside the paper's."""
+
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+@dataclass
+class Finding:
+    """A claim of the paper, checked against the simulated numbers."""
+
+    claim: str
+    reproduced: bool
+    evidence: str
+
+
+@dataclass
+class Figure:
+    title: str
+    stem: str  # file name without extension; PNG and SVG are written
+    caption: str = ""
+
+
+@dataclass
+class Study:
+    name: str
+    title: str
+    citation: str
+    runs: Callable[[bool, int, dict | None], list[RunSpec]]  # (quick, seeds, calibration) -> runs
+    tables: Callable[[list[RunOutcome]], list[Table]]
+    findings: Callable[[list[RunOutcome]], list[Finding]]
+    figures: Callable[[list[RunOutcome], Path], list[Figure]]
+    notes: list[str] = field(default_factory=list)
+    #: (quick, execute) -> calibration passed to `runs`; `execute(specs)` returns their outcomes.
+    calibrate: Callable[[bool, Callable[[list[RunSpec]], list[RunOutcome]]], dict] | None = None
+    full_runtime: str = ""
+
+
+def mean_ci(values: Iterable[float]) -> tuple[float, float]:
+    """Mean and half-width of the 95% confidence interval (Student t) of a small sample."""
+    xs = [v for v in values if v == v]  # drop NaN
+    n = len(xs)
+    if n == 0:
+        return math.nan, math.nan
+    m = sum(xs) / n
+    if n == 1:
+        return m, math.nan
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    # Two-sided 97.5% quantiles of Student's t for 1..9 degrees of freedom, then the normal value.
+    t = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262]
+    q = t[n - 2] if n - 2 < len(t) else 1.96
+    return m, q * math.sqrt(var / n)
+
+
+def fmt_ci(mean: float, half: float, digits: int = 1) -> str:
+    if mean != mean:
+        return "–"
+    if half != half:
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} ± {half:.{digits}f}"
