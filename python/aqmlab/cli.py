@@ -347,7 +347,7 @@ def print_summary(result: api.RunResult, out: Console) -> None:
     simulated = f"{_secs(s['end_s'])}  (of {_secs(s['duration_s'])})"
     if s.get("ended_by") == "pairs":
         simulated += "  ended by the stop condition ([stop] after_pairs)"
-    facts.add_row("simulated", simulated)
+    facts.add_row("simulated", Text(simulated))
     facts.add_row(
         "warm-up",
         f"{_secs(s['warmup_s'])}  (measured {_secs(s['warmup_s'])} – {_secs(s['end_s'])}, {_secs(window)})",
@@ -449,14 +449,14 @@ def class_table(flows: pd.DataFrame) -> Table:
 
 def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
     t = Table(
-        title="Response times (pairs whose request was sent after the warm-up)",
+        title="Response times (requests sent after the warm-up)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        caption="times in ms (quantiles from the 2.3%-wide bins of response_bins); HTTP loss: packets of "
-        "the class dropped anywhere ÷ packets it sent",
+        caption="times in ms (quantiles from 2.3%-wide bins); loss: HTTP loss, the class's packets dropped "
+        "anywhere ÷ packets it sent",
         caption_justify="left",
     )
-    for name in ("class", "pairs", "incomplete", "mean", "p10", "p50", "p90", "p99", "HTTP loss %"):
+    for name in ("class", "pairs", "incomplete", "mean", "p10", "p50", "p90", "p99", "loss %"):
         t.add_column(name, justify="left" if name == "class" else "right")
     loss = dict(zip(classes["class"], classes["loss_rate"], strict=True)) if len(classes) else {}
     for row in responses.to_dict("records"):
