@@ -206,14 +206,15 @@ def test_cli_prints_response_times_generators_and_the_stop_condition(tmp_path):
 def test_calibrate_reaches_the_target_and_writes_a_set_file(tmp_path):
     scenario = tmp_path / "small-web.toml"
     scenario.write_text(SMALL_WEB)
-    cal = calib.calibrate(scenario, link="R1->R0", target_load=0.6, duration_s=20)
+    cal = calib.calibrate(scenario, link="R1->R0", target_load=0.6, duration_s=30)
     assert len(cal.points) == 3 and len(cal.check) == 1
     assert 50e3 < cal.k_bps < 90e3  # ns-2.35 measured ≈ 68 kb/s per conn/s server→client
+    # Short runs sample the heavy tails poorly: over seeds 1-6 the check lands within -13%..+7% here.
     assert cal.achieved == pytest.approx(0.6, rel=0.15)
 
     # The command writes the same calibration; `run --set-file` applies it.
     p = cli(
-        "calibrate", scenario, "--link", "R1->R0", "--target-load", "0.6", "--duration", "20", cwd=tmp_path
+        "calibrate", scenario, "--link", "R1->R0", "--target-load", "0.6", "--duration", "30", cwd=tmp_path
     )
     assert p.returncode == 0, p.stderr
     assert "k " in p.stdout and "check" in p.stdout
