@@ -43,7 +43,7 @@ def test_result_tables(example):
     # queue_samples carry the link name, not the engine's index.
     assert r.queue_samples["link"].unique().tolist() == ["r1->r2"]
     assert list(r.queue_samples.columns) == ["link", "t", "q_pkts", "q_bytes"]
-    assert list(r.cwnd_trace.columns) == ["flow", "t", "cwnd", "ssthresh"]
+    assert list(r.cwnd_trace.columns) == ["flow", "t", "cwnd", "ssthresh", "timeouts"]
     # Unsampled links have NaN (JSON null) sample statistics, as float columns.
     assert r.links["q_sample_mean_pkts"].dtype == "float64"
     assert r.links["q_sample_mean_pkts"].isna().sum() == len(r.links) - 1

@@ -1,7 +1,9 @@
-"""The `aqmlab` command: run or validate a scenario.
+"""The `aqmlab` command: run, validate or calibrate a scenario.
 
-    aqmlab run SCENARIO.toml [--out DIR] [--seed N] [--set key=value ...] [--quiet]
-    aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...]
+    aqmlab run SCENARIO.toml [--out DIR] [--seed N] [--set key=value ...] [--set-file FILE ...] [--quiet]
+    aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...] [--set-file FILE ...]
+    aqmlab calibrate SCENARIO.toml --link A->B --target-load 0.9 [--generator NAME] [--widen RATE]
+        [--rates r1,r2,...] [--duration S] [--seeds K] [--seed N] [--set key=value ...] [--out FILE]
 
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
 prints "interrupted" and exits with 130.
@@ -25,6 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from aqmlab import __version__, api
+from aqmlab import calibrate as calib
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -59,6 +62,15 @@ def _parser() -> argparse.ArgumentParser:
             metavar="key=value",
             help="change a scenario field, e.g. dumbbell.pairs=10 or flows.0.tcp.ecn=true (repeatable)",
         )
+        sp.add_argument(
+            "--set-file",
+            dest="set_files",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="apply the `key = value` lines of FILE as --set (e.g. from `aqmlab calibrate`); "
+            "--set options come after them",
+        )
 
     r = sub.add_parser("run", help="run a scenario and write its run folder", description="Run a scenario.")
     common(r)
@@ -66,6 +78,39 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="print only the run folder")
     v = sub.add_parser("validate", help="check a scenario and describe it", description="Check a scenario.")
     common(v)
+    c = sub.add_parser(
+        "calibrate",
+        help="find the PackMime connection rate for a target offered load",
+        description="Calibrate the connection rate of the [[http]] generators for a target offered load on "
+        "one link direction (reference §13.2): every link slower than --widen is raised to it, the "
+        "generators run at a few rates, load = k*rate is fitted through the origin, and a check run "
+        "at the resulting rate is reported. Writes the overrides to a file for `run --set-file`.",
+    )
+    common(c)
+    c.add_argument("--link", required=True, metavar="A->B", help="link direction whose load is calibrated")
+    c.add_argument(
+        "--target-load",
+        required=True,
+        type=float,
+        metavar="F",
+        help="target load, a fraction of the link's rate",
+    )
+    c.add_argument("--generator", metavar="NAME", help="the generator whose rate is scaled (default: all)")
+    c.add_argument(
+        "--widen", default="1Gbps", metavar="RATE", help="rate of the widened links (default 1Gbps)"
+    )
+    c.add_argument(
+        "--rates",
+        metavar="r1,r2,...",
+        help="connection rates to try (default 0.5, 1 and 2 x a guess from k = 68 kb/s per conn/s)",
+    )
+    c.add_argument(
+        "--duration", type=float, metavar="S", help="simulated seconds per run (default the scenario's)"
+    )
+    c.add_argument("--seeds", type=int, default=1, metavar="K", help="seeds per rate (default 1)")
+    c.add_argument(
+        "--out", metavar="FILE", help="calibration file (default <scenario-stem>.calibration.toml)"
+    )
     return p
 
 
@@ -74,8 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         args = _parser().parse_args(argv)
+        args.overrides = [ov for f in args.set_files for ov in calib.read_set_file(_load(f))] + args.overrides
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "calibrate":
+            return cmd_calibrate(args)
         return cmd_validate(args)
     except KeyboardInterrupt:
         _error_line("interrupted", prefix=False)
@@ -84,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 0
     except api.ScenarioError as e:
         _error_line(str(e) + _override_hint(str(e), getattr(args, "overrides", [])))
+    except calib.CalibrationError as e:
+        _error_line(str(e))
     except CliError as e:
         _error_line(str(e))
     except OSError as e:
@@ -119,7 +169,7 @@ def _load(path: str) -> str:
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
     if os.path.isdir(path):
-        raise CliError(f"{path}: is a directory, not a scenario file")
+        raise CliError(f"{path}: is a directory, not a file")
     return path
 
 
@@ -190,20 +240,87 @@ def cmd_run(args: argparse.Namespace) -> int:
     path = _load(args.scenario)
     # Checks the scenario first (fast, and gives the duration for the progress bar).
     desc = api.validate(path, seed=args.seed, set=args.overrides)
+    out_dir = Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario)
     progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
     try:
-        result = api.run(path, seed=args.seed, set=args.overrides, progress=progress)
+        # Written by api.run, so that pair records stream into the run folder as the run goes.
+        result = api.run(path, seed=args.seed, set=args.overrides, progress=progress, out=out_dir)
     finally:
         progress.stop()
-    s = result.summary
-    out_dir = Path(args.out) if args.out else Path("results") / _default_folder(s, args.scenario)
-    result.write(out_dir)
     if args.quiet:
         print(out_dir)
         return 0
     out = _stdout_console()
     print_summary(result, out)
     out.print(Text(f"Run folder: {out_dir}", style="bold"))
+    return 0
+
+
+# ------------------------------------------------------------------------------------------- calibrate
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    path = _load(args.scenario)
+    try:
+        widen = calib.parse_rate(args.widen)
+    except ValueError as e:
+        raise CliError(f"--widen: {e}") from None
+    rates = None
+    if args.rates:
+        try:
+            rates = [float(r) for r in args.rates.split(",") if r.strip()]
+        except ValueError:
+            raise CliError(f"--rates: comma-separated connection rates, found {args.rates!r}") from None
+    out = _stdout_console()
+    out.print(
+        Text(
+            f"Calibrating {path}: load {args.target_load:g} on {args.link} (links widened to {_rate(widen)})"
+        )
+    )
+
+    def on_point(stage: str, p: calib.Point) -> None:
+        label = "check" if stage == "check" else "run"
+        out.print(
+            f"  {label:5}  rate {p.rate:9.3f} conn/s  seed {p.seed}:  {p.load_bps / 1e6:9.4f} Mb/s"
+            f" on the link  ({p.load_bps / p.rate / 1e3:.2f} kb/s per conn/s, {p.wall_s:.1f} s wall)"
+        )
+
+    cal = calib.calibrate(
+        path,
+        link=args.link,
+        target_load=args.target_load,
+        generator=args.generator,
+        widen_bps=widen,
+        rates=rates,
+        duration_s=args.duration,
+        seeds=args.seeds,
+        seed=args.seed,
+        set=args.overrides,
+        on_point=on_point,
+    )
+    dest = Path(args.out) if args.out else Path(f"{Path(path).stem}.calibration.toml")
+    if dest.parent != Path(""):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(cal.to_toml(), encoding="utf-8")
+    names = ", ".join(name for _, name, _ in cal.generators)
+    facts = Table.grid(padding=(0, 2))
+    facts.add_row(
+        "generators", Text(f"{names} (rates scaled together)" if len(cal.generators) > 1 else names)
+    )
+    facts.add_row("link", f"{cal.link} at {_rate(cal.link_rate_bps)}, target {_rate(cal.target_bps)}")
+    facts.add_row(
+        "k", f"{cal.k_bps / 1e3:.3f} kb/s on the link per new connection/s (fit through the origin)"
+    )
+    facts.add_row("rate", f"{cal.rate:.3f} new connections/s for load {cal.target:g}")
+    facts.add_row(
+        "check",
+        f"{cal.achieved * cal.link_rate_bps / 1e6:.4f} Mb/s = load {cal.achieved:.4f}"
+        f" ({100 * (cal.achieved / cal.target - 1):+.2f}% from the target)",
+    )
+    facts.add_row("overrides", Text(" ".join(cal.rate_overrides())))
+    out.print(facts)
+    out.print(Text(f"Calibration file: {dest}", style="bold"))
+    out.print(Text(f"  apply with: aqmlab run {path} --set-file {dest}"))
     return 0
 
 
@@ -227,7 +344,10 @@ def print_summary(result: api.RunResult, out: Console) -> None:
     facts = Table.grid(padding=(0, 2))
     facts.add_row("scenario", Text(f"{s['name'] or '(unnamed)'}  ({s['scenario_file']})"))
     facts.add_row("seed", str(s["seed"]))
-    facts.add_row("simulated", f"{_secs(s['end_s'])}  (of {_secs(s['duration_s'])})")
+    simulated = f"{_secs(s['end_s'])}  (of {_secs(s['duration_s'])})"
+    if s.get("ended_by") == "pairs":
+        simulated += "  ended by the stop condition ([stop] after_pairs)"
+    facts.add_row("simulated", Text(simulated))
     facts.add_row(
         "warm-up",
         f"{_secs(s['warmup_s'])}  (measured {_secs(s['warmup_s'])} – {_secs(s['end_s'])}, {_secs(window)})",
@@ -245,6 +365,10 @@ def print_summary(result: api.RunResult, out: Console) -> None:
     out.print()
     if len(result.flows):
         out.print(class_table(result.flows))
+    if len(result.responses):
+        out.print(response_table(result.responses, result.classes))
+    for line in generator_lines(result.generators):
+        out.print(line)
 
 
 def link_table(links: pd.DataFrame) -> Table:
@@ -321,6 +445,49 @@ def class_table(flows: pd.DataFrame) -> Table:
             f"{row['timeouts']:,}",
         )
     return t
+
+
+def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
+    t = Table(
+        title="Response times (requests sent after the warm-up)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="times in ms (quantiles from 2.3%-wide bins); loss: HTTP loss, the class's packets dropped "
+        "anywhere ÷ packets it sent",
+        caption_justify="left",
+    )
+    for name in ("class", "pairs", "incomplete", "mean", "p10", "p50", "p90", "p99", "loss %"):
+        t.add_column(name, justify="left" if name == "class" else "right")
+    loss = dict(zip(classes["class"], classes["loss_rate"], strict=True)) if len(classes) else {}
+    for row in responses.to_dict("records"):
+        rate = loss.get(row["class"], math.nan)
+        t.add_row(
+            Text(str(row["class"])),
+            f"{row['pairs']:,}",
+            f"{row['incomplete']:,}",
+            *(_ms(row[q]) for q in ("mean_s", "p10_s", "p50_s", "p90_s", "p99_s")),
+            f"{100 * rate:.3f}" if math.isfinite(rate) else "–",
+        )
+    return t
+
+
+def generator_lines(generators: pd.DataFrame) -> list[Text]:
+    lines = []
+    for g in generators.to_dict("records"):
+        started = g["connections_started"]
+        per = g["pairs_planned"] / started if started else math.nan
+        lines.append(
+            Text(
+                f"Generators: {g['generator']}: {started:,} connections started / "
+                f"{g['connections_finished']:,} finished / {g['connections_open']:,} open at the end, "
+                f"{per:.3f} pairs per connection"
+            )
+        )
+    return lines
+
+
+def _ms(s: float) -> str:
+    return f"{1e3 * s:.1f}" if math.isfinite(s) else "–"
 
 
 def _secs(s: float) -> str:

@@ -1,0 +1,350 @@
+"""Offered-load calibration of PackMime-HTTP generators (reference §13.2).
+
+Offered load is the rate on the wire (headers included) that the generators produce when the network does
+not constrain them. :func:`calibrate` raises every link slower than ``widen_bps`` to that rate (with large
+drop-tail buffers; delays, TCP settings and sizes are kept), runs the generators at a few connection rates,
+measures the departures on one link direction after the warm-up, fits ``load = k·rate`` through the
+origin and returns the rate for the target load with the load a check run at that rate achieves.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aqmlab import __version__, _core, api
+
+__all__ = ["Calibration", "CalibrationError", "Point", "calibrate", "read_set_file"]
+
+#: First guess of k: bits/s on the wire server→client per new connection/s (ns-2.35, HTTP/1.1, §13.2).
+K_GUESS_BPS = 68e3
+#: Links slower than this are raised to it unless told otherwise.
+DEFAULT_WIDEN_BPS = 1e9
+#: The queue of every widened link direction: nothing is dropped at the loads calibrated for.
+WIDE_QUEUE = '{ kind = "droptail", limit = 100000 }'
+#: Replaces `stop.after_pairs` so that every run lasts its duration.
+NO_STOP = 2**62
+
+
+class CalibrationError(ValueError):
+    """A calibration that cannot be done as asked (unknown link or generator, no traffic measured)."""
+
+
+@dataclass
+class Point:
+    """One run: the scaled connection rate, the seed, and the load measured on the link (bit/s)."""
+
+    rate: float
+    seed: int
+    load_bps: float
+    wall_s: float = 0.0
+
+
+@dataclass
+class Calibration:
+    """The outcome of :func:`calibrate`. Rates are of the scaled generator, or the sum of all of them."""
+
+    scenario_file: str
+    link: str
+    link_rate_bps: float
+    target: float
+    #: (index in `http`, name, rate in the scenario) of the scaled generators.
+    generators: list[tuple[int, str, float]]
+    widen_bps: float
+    duration_s: float
+    warmup_s: float
+    seeds: list[int]
+    overrides: list[str]
+    points: list[Point]
+    #: Fitted bits/s on the link per connection/s.
+    k_bps: float
+    #: The rate that gives the target load.
+    rate: float
+    check: list[Point] = field(default_factory=list)
+    #: Things the calibration left as they were that may matter.
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def target_bps(self) -> float:
+        return self.target * self.link_rate_bps
+
+    @property
+    def achieved(self) -> float:
+        """Load of the check run(s) at :attr:`rate`, as a fraction of the link's real rate."""
+        if not self.check:
+            return math.nan
+        return sum(p.load_bps for p in self.check) / len(self.check) / self.link_rate_bps
+
+    def rate_overrides(self, rate: float | None = None) -> list[str]:
+        """``http.<i>.rate=...`` overrides that set the scaled generators' total to ``rate``."""
+        return _rate_overrides(self.generators, self.rate if rate is None else rate)
+
+    def to_toml(self) -> str:
+        """The calibration file: comments with the measurements, then the overrides (one per line)."""
+        names = ", ".join(
+            f"{name} (http.{i}, rate {base:g} in the scenario)" for i, name, base in self.generators
+        )
+        lines = [
+            f"# Offered-load calibration by `aqmlab calibrate` (aqmlab {__version__}, reference §13.2)",
+            f"# scenario: {self.scenario_file}",
+        ]
+        if self.overrides:
+            lines.append(f"# calibrated with --set {' --set '.join(self.overrides)} (pass them too)")
+        lines += [
+            f"# link {self.link} at {_mbps(self.link_rate_bps):g} Mb/s; target load {self.target:g} = "
+            f"{_mbps(self.target_bps):g} Mb/s on the wire (headers included)",
+            f"# measured with every link below {_mbps(self.widen_bps):g} Mb/s raised to it (drop-tail, "
+            "large buffers); delays, TCP and sizes kept",
+            f"# runs: duration {self.duration_s:g} s, warm-up {self.warmup_s:g} s, seeds "
+            f"{', '.join(map(str, self.seeds))}",
+            f"# generators scaled together: {names}",
+            f"# fit load = k * rate through the origin: k = {self.k_bps / 1e3:.3f} kb/s per connection/s",
+            "#   rate conn/s   seed   load Mb/s   load/rate kb/s",
+        ]
+        for p in self.points:
+            lines.append(
+                f"#   {p.rate:11.3f} {p.seed:6d} {_mbps(p.load_bps):11.4f} {p.load_bps / p.rate / 1e3:16.3f}"
+            )
+        lines.append(
+            f"# rate for the target: {self.rate:.3f} connections/s; check run: "
+            f"{_mbps(self.achieved * self.link_rate_bps):.4f} Mb/s = load {self.achieved:.4f} "
+            f"(target {self.target:g}, {100 * (self.achieved / self.target - 1):+.2f}%)"
+        )
+        for note in self.notes:
+            lines.append(f"# note: {note}")
+        lines.append(f"# apply with: aqmlab run {self.scenario_file} --set-file THIS_FILE")
+        for ov in self.rate_overrides():
+            key, _, value = ov.partition("=")
+            lines.append(f"{key} = {value}")
+        return "\n".join(lines) + "\n"
+
+
+def calibrate(
+    scenario: str | Path,
+    *,
+    link: str,
+    target_load: float,
+    generator: str | None = None,
+    widen_bps: float = DEFAULT_WIDEN_BPS,
+    rates: Sequence[float] | None = None,
+    duration_s: float | None = None,
+    seeds: int = 1,
+    seed: int | None = None,
+    set: Iterable[str] = (),
+    on_point: Callable[[str, Point], object] | None = None,
+) -> Calibration:
+    """Calibrates the connection rate of the PackMime generators of ``scenario`` (a path) so that the
+    offered load on ``link`` (a direction, ``"R1->R0"``) is ``target_load`` × its rate.
+
+    ``generator`` names the one generator whose rate is scaled (default: all together, the fit on the sum
+    of their rates); ``rates`` are the rates tried (default 0.5, 1 and 2 × a first guess from k ≈ 68 kb/s
+    per connection/s); each is run with ``seeds`` seeds from ``seed`` (default the scenario's);
+    ``duration_s`` replaces the scenario's duration. ``on_point(stage, point)`` is called after every run
+    (stage ``"fit"`` or ``"check"``).
+    """
+    if not (target_load > 0 and math.isfinite(target_load)):
+        raise CalibrationError(f"--target-load: a positive fraction of the link's rate, found {target_load}")
+    if seeds < 1:
+        raise CalibrationError(f"--seeds: at least 1, found {seeds}")
+    overrides = [str(s) for s in set]
+    text, label = api.load_scenario(scenario)
+    if duration_s is not None:
+        if not (duration_s > 0 and math.isfinite(duration_s)):
+            raise CalibrationError(f"--duration: a positive number of seconds, found {duration_s}")
+        overrides.append(f"duration={duration_s!r}")
+    desc = api.validate(scenario, seed=seed, set=overrides)
+    try:
+        doc = tomllib.loads(_core.resolve(text, label, overrides, seed))
+    except ValueError as e:
+        raise api.ScenarioError(str(e)) from None
+    rates_by_link = {lk["link"]: float(lk["rate_bps"]) for lk in desc["links"]}
+    if link not in rates_by_link:
+        raise CalibrationError(
+            f"--link {link}: not a link direction of the scenario ({', '.join(rates_by_link)})"
+        )
+    link_rate = rates_by_link[link]
+
+    http = doc.get("http", [])
+    if not http:
+        raise CalibrationError(f"{label}: the scenario has no [[http]] generator to calibrate")
+    all_gens = [(i, g.get("name") or f"http{i}", float(g["rate"])) for i, g in enumerate(http)]
+    if generator is None:
+        gens = all_gens
+    else:
+        gens = [g for g in all_gens if g[1] == generator]
+        if not gens:
+            raise CalibrationError(
+                f"--generator {generator}: no such generator ({', '.join(g[1] for g in all_gens)})"
+            )
+
+    fixed = list(overrides)
+    warmup_s = float(desc["warmup_s"])
+    run_s = float(desc["duration_s"])
+    if warmup_s >= run_s / 2:
+        warmup_s = run_s / 5
+        fixed.append(f"measure.warmup={warmup_s!r}")
+    fixed += _widen(doc, rates_by_link, widen_bps)
+    fixed += ["measure.pair_records=false", "measure.sample_links=[]", "measure.trace_cwnd=[]"]
+    if "stop" in doc:
+        fixed.append(f"stop.after_pairs={NO_STOP}")
+    first_seed = int(desc["seed"])
+    seed_list = [first_seed + j for j in range(seeds)]
+
+    if rates is None:
+        guess = target_load * link_rate / K_GUESS_BPS
+        rates = [0.5 * guess, guess, 2 * guess]
+    rates = [float(r) for r in rates]
+    if not rates or any(not (r > 0 and math.isfinite(r)) for r in rates):
+        raise CalibrationError(f"--rates: positive connection rates, found {rates}")
+
+    def measure(stage: str, rate: float) -> list[Point]:
+        points = []
+        for s in seed_list:
+            t0 = time.perf_counter()
+            r = api.run(scenario, seed=s, set=fixed + _rate_overrides(gens, rate))
+            row = r.links.set_index("link").loc[link]
+            window = r.summary["end_s"] - r.summary["warmup_s"]
+            p = Point(rate, s, float(row["departure_bytes"]) * 8 / window, time.perf_counter() - t0)
+            points.append(p)
+            if on_point is not None:
+                on_point(stage, p)
+        return points
+
+    points = [p for rate in rates for p in measure("fit", rate)]
+    k = sum(p.rate * p.load_bps for p in points) / sum(p.rate * p.rate for p in points)
+    if not k > 0:
+        raise CalibrationError(f"--link {link}: no traffic measured on this link direction")
+    cal = Calibration(
+        scenario_file=label,
+        link=link,
+        link_rate_bps=link_rate,
+        target=target_load,
+        generators=gens,
+        widen_bps=widen_bps,
+        duration_s=run_s,
+        warmup_s=warmup_s,
+        seeds=seed_list,
+        overrides=[o for o in overrides if not o.startswith("duration=")],
+        points=points,
+        k_bps=k,
+        rate=target_load * link_rate / k,
+    )
+    for b, box in enumerate(doc.get("delaybox", [])):
+        delay = box.get("delay", {})
+        if delay.get("kind") == "packmime_rtt":
+            cal.notes.append(
+                f"delaybox.{b}.delay.rate (PackMime RTT model) left at {delay.get('rate')}; "
+                "set it to the new rate too if the RTT distribution should follow it"
+            )
+    cal.check = measure("check", cal.rate)
+    return cal
+
+
+def _rate_overrides(gens: list[tuple[int, str, float]], rate: float) -> list[str]:
+    """Sets the generators' rates to ``rate`` in total, keeping their proportions."""
+    factor = rate / sum(base for _, _, base in gens)
+    return [f"http.{i}.rate={_num(base * factor)}" for i, _, base in gens]
+
+
+def _widen(doc: dict, rates_by_link: dict[str, float], widen_bps: float) -> list[str]:
+    """Overrides that raise every link slower than ``widen_bps`` to it, with a large drop-tail buffer."""
+    out = []
+    rate = str(int(round(widen_bps)))
+    for i, spec in enumerate(doc.get("links", [])):
+        if rates_by_link.get(f"{spec['a']}->{spec['b']}", math.inf) < widen_bps:
+            out += [f"links.{i}.rate={rate}", f"links.{i}.queue={WIDE_QUEUE}"]
+            out += [f"links.{i}.{q}={WIDE_QUEUE}" for q in ("queue_ab", "queue_ba") if q in spec]
+    d = doc.get("dumbbell")
+    if d is not None:
+        r0, r1 = d.get("routers", ["A", "B"])
+        if rates_by_link.get(f"{r0}->{r1}", math.inf) < widen_bps:
+            out += [f"dumbbell.bottleneck_rate={rate}", f"dumbbell.queue={WIDE_QUEUE}"]
+            out.append(f"dumbbell.reverse_queue={WIDE_QUEUE}")
+        if rates_by_link.get(f"{d.get('left', 'S')}0->{r0}", math.inf) < widen_bps:
+            out += [f"dumbbell.access_rate={rate}", f"dumbbell.access_queue={WIDE_QUEUE}"]
+    return out
+
+
+def read_set_file(path: str | Path) -> list[str]:
+    """The ``key=value`` overrides of a file of ``key = value`` lines (TOML values; blank lines and
+    ``#`` comments are skipped), e.g. one written by ``aqmlab calibrate``."""
+    overrides = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            key, eq, value = stripped.partition("=")
+            if not eq or not key.strip():
+                raise api.ScenarioError(f"{path}:{n}: expected `key = value`, found {stripped!r}")
+            try:
+                parsed = tomllib.loads(f"v = {value.strip()}")["v"]
+            except tomllib.TOMLDecodeError as e:
+                raise api.ScenarioError(f"{path}:{n}: {key.strip()}: not a TOML value ({e})") from None
+            overrides.append(f"{key.strip()}={_inline(parsed)}")
+    return overrides
+
+
+def _inline(v: object) -> str:
+    """A TOML value on one line (comments dropped)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _num(v) if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+    if isinstance(v, str):
+        escaped = v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+        return f'"{escaped}"'
+    if isinstance(v, list):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_inline(x)}" for k, x in v.items()) + " }"
+    return str(v)  # dates and times are written as TOML writes them
+
+
+def _key(k: str) -> str:
+    return k if k and all(c.isalnum() or c in "_-" for c in k) else _inline(k)
+
+
+def _num(x: float) -> str:
+    """A float as TOML, with enough digits (always with a decimal point or exponent)."""
+    s = repr(float(f"{x:.6g}"))
+    return s
+
+
+def parse_rate(text: str) -> float:
+    """Bits per second of a rate written as in scenarios (``"1Gbps"``, ``"100Mb/s"``, ``"64kbps"``, a bare
+    number of bit/s)."""
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-z/]*)\s*", text)
+    unit = m.group(2) if m else ""
+    for suffix in ("/s", "ps", "bit"):
+        unit = unit.removesuffix(suffix)
+    scale = {
+        "": 1.0,
+        "b": 1.0,
+        "k": 1e3,
+        "K": 1e3,
+        "kb": 1e3,
+        "Kb": 1e3,
+        "M": 1e6,
+        "Mb": 1e6,
+        "G": 1e9,
+        "Gb": 1e9,
+    }
+    try:
+        value = float(m.group(1)) * scale[unit] if m else math.nan
+    except (KeyError, ValueError):
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise ValueError(f'a positive rate like "1Gbps" or "100Mbps", found {text!r}')
+    return value
+
+
+def _mbps(bps: float) -> float:
+    return bps / 1e6
