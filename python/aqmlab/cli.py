@@ -2,6 +2,7 @@
 
     aqmlab run SCENARIO.toml [--out DIR] [--seed N] [--set key=value ...] [--quiet]
     aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...]
+    aqmlab sweep SCENARIO.toml --grid key=v1,v2 ... --seeds K [--jobs N] [--dask ADDRESS] (see sweep_cli.py)
 
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
 prints "interrupted" and exits with 130.
@@ -24,7 +25,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from aqmlab import __version__, api
+from aqmlab import __version__, api, sweep_cli
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", "-q", action="store_true", help="print only the run folder")
     v = sub.add_parser("validate", help="check a scenario and describe it", description="Check a scenario.")
     common(v)
+    sweep_cli.add_parser(sub)
     return p
 
 
@@ -76,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "sweep":
+            return sweep_cli.cmd_sweep(args)
         return cmd_validate(args)
     except KeyboardInterrupt:
         _error_line("interrupted", prefix=False)
