@@ -167,7 +167,7 @@ def parse_assignment(spec: str, option: str = "--grid") -> tuple[str, list[str]]
             raise SweepError(f"{option} {spec!r}: value {k} of {len(items)} is empty")
     seen: set[str] = set()
     for item in items:
-        if item in seen:
+        if item in seen and option == "--grid":  # a --zip list may repeat a value (its rows differ)
             raise SweepError(f"{option} {spec!r}: the value {item} is listed twice")
         seen.add(item)
     return key, items
@@ -333,7 +333,11 @@ def plan_sweep(
             try:
                 resolved = _core.resolve(text, label, overrides, seed)
             except ValueError as e:  # an override that cannot be applied: the definition is wrong
-                raise SweepError(str(e) + (f" (in the runs with {where})" if where else "")) from None
+                msg = str(e)
+                for key, value in combo:  # the engine calls every override `--set`
+                    if msg.startswith(f"--set: {key}={value}:"):
+                        msg = keys[key] + msg[len("--set") :]
+                raise SweepError(msg + (f" (in the runs with {where})" if where else "")) from None
             runs.append(RunSpec(run_hash(resolved, seed), params, seed, overrides, error))
     if failures and len(failures) == len(combos):
         raise SweepError(failures[0])

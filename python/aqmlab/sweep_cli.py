@@ -29,6 +29,8 @@ from rich.text import Text
 from aqmlab import sweep
 
 EXIT_FAILED_RUNS = 1
+#: Failed runs listed in the final report (all of them are in OUT/failed.json).
+MAX_FAILED_LINES = 10
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -91,6 +93,8 @@ class _Bar:
     def __call__(self, kind: str, info: dict) -> None:
         if kind == "start":
             self.counts["skipped"] = info["skipped"]
+            if not self.enabled:
+                return
             if info["cleaned"]:
                 self.console.print(
                     f"removed {info['cleaned']} incomplete run folder(s) of an interrupted sweep"
@@ -118,7 +122,7 @@ class _Bar:
             return
         if kind in ("done", "failed"):
             self.counts[kind] += 1
-        if kind == "failed":
+        if kind == "failed" and self.enabled:
             msg = Text("failed: ", style="bold red")
             msg.append(f"{info['label']} [{info['hash']}]: {info['error']}")
             self.console.print(msg)
@@ -172,10 +176,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         f"{res.wall_s:.1f} s",
     )
     console.print(t)
-    for f in res.failed:
+    for f in res.failed[:MAX_FAILED_LINES]:
         params = " ".join([*(f"{k}={v}" for k, v in f["params"].items()), f"seed={f['seed']}"])
         console.print(Text(f"failed: {params}: {f['error']}", style="red"))
     console.print(Text(f"Runs: {res.out / 'runs'}  Aggregate: {res.out / 'aggregate.parquet'}", style="bold"))
+    if len(res.failed) > MAX_FAILED_LINES:
+        console.print(Text(f"… and {len(res.failed) - MAX_FAILED_LINES} more", style="red"))
     if res.failed:
         console.print(
             Text(f"{len(res.failed)} run(s) failed (listed in {res.out / 'failed.json'})", style="bold red")
