@@ -244,6 +244,17 @@ def test_sweep_writes_runs_definition_and_aggregate_then_skips_everything(tmp_pa
     pd.testing.assert_frame_equal(again.aggregate, agg)
 
 
+def test_response_times_reach_the_aggregate(tmp_path):
+    scenario = EXAMPLE.parent / "packmime-delaybox.toml"
+    res = sweep.run_sweep(scenario, sets=["duration=25"], seeds=1, jobs=1, out=tmp_path / "sw")
+    assert res.done == 1 and not res.failed
+    h = res.aggregate["run"].iloc[0]
+    responses = pd.read_parquet(tmp_path / "sw" / "runs" / h / "responses.parquet")
+    assert list(responses["class"]) == ["web"] and responses["pairs"].item() > 0
+    rows = res.aggregate[res.aggregate["scope"] == "response"].set_index("metric")["value"]
+    assert rows["p50_s"] == responses["p50_s"].item() and 0 < rows["p50_s"] <= rows["p90_s"]
+
+
 def test_failed_runs_are_reported_and_do_not_stop_the_others(tmp_path):
     out = tmp_path / "sw"
     p = aqmlab(
