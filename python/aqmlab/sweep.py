@@ -326,9 +326,9 @@ def plan_sweep(
         error = None
         try:
             _core.validate(text, label, overrides, seed_list[0])
-        except ValueError as e:
-            error = str(e) + (f" (in the runs with {where})" if where else "")
-            failures.append(error)
+        except ValueError as e:  # reported with the run's parameters; or, if all fail, raised below
+            error = str(e)
+            failures.append(error + (f" (in the runs with {where})" if where else ""))
         for seed in seed_list:
             try:
                 resolved = _core.resolve(text, label, overrides, seed)
