@@ -4,6 +4,8 @@
     aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...] [--set-file FILE ...]
     aqmlab calibrate SCENARIO.toml --link A->B --target-load 0.9 [--generator NAME] [--widen RATE]
         [--rates r1,r2,...] [--duration S] [--seeds K] [--seed N] [--set key=value ...] [--out FILE]
+    aqmlab sweep SCENARIO.toml --grid key=v1,v2 ... --seeds K [--jobs N] [--dask ADDRESS] (see sweep_cli.py)
+    aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--seeds K] [--jobs N] [--dask ADDRESS] (see reproduce_cli.py)
 
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
 prints "interrupted" and exits with 130.
@@ -26,7 +28,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from aqmlab import __version__, api
+from aqmlab import __version__, api, reproduce_cli, sweep_cli
 from aqmlab import calibrate as calib
 
 EXIT_ERROR = 2
@@ -111,6 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--out", metavar="FILE", help="calibration file (default <scenario-stem>.calibration.toml)"
     )
+    sweep_cli.add_parser(sub)
+    reproduce_cli.add_parser(sub)
     return p
 
 
@@ -119,11 +123,16 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         args = _parser().parse_args(argv)
-        args.overrides = [ov for f in args.set_files for ov in calib.read_set_file(_load(f))] + args.overrides
+        if hasattr(args, "set_files"):
+            args.overrides = [ov for f in args.set_files for ov in calib.read_set_file(_load(f))] + args.overrides
         if args.command == "run":
             return cmd_run(args)
         if args.command == "calibrate":
             return cmd_calibrate(args)
+        if args.command == "sweep":
+            return sweep_cli.cmd_sweep(args)
+        if args.command == "reproduce":
+            return reproduce_cli.cmd_reproduce(args)
         return cmd_validate(args)
     except KeyboardInterrupt:
         _error_line("interrupted", prefix=False)

@@ -1,0 +1,190 @@
+"""The `aqmlab sweep` subcommand (registered by :mod:`aqmlab.cli`; the work is in :mod:`aqmlab.sweep`).
+
+    aqmlab sweep SCENARIO.toml --grid key=v1,v2 [--zip key=a,b ...] [--set key=value ...] --seeds K
+                 [--seed-list 1,5,9] [--jobs N] [--dask ADDRESS|local] [--out DIR]
+
+Exit status 0 when every run is complete, 1 when some run failed, 2 for a bad definition, 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from aqmlab import sweep
+
+EXIT_FAILED_RUNS = 1
+#: Failed runs listed in the final report (all of them are in OUT/failed.json).
+MAX_FAILED_LINES = 10
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser(
+        "sweep",
+        help="run a scenario over a grid of parameters and seeds",
+        description="Run the cross product of the --grid lists, times the paired --zip lists, times the "
+        "seeds; resumable; aggregate table in OUT/aggregate.parquet.",
+    )
+    s.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
+    s.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="key=v1,v2",
+        help="values of one field, crossed with the other --grid lists; TOML values as in --set, split "
+        'at top-level commas: \'dumbbell.queue={kind="red"},{kind="pi"}\' (repeatable)',
+    )
+    s.add_argument(
+        "--zip",
+        action="append",
+        default=[],
+        metavar="key=a,b",
+        help="values that vary together with the other --zip lists (all of the same length; repeatable)",
+    )
+    s.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="key=value",
+        help="change a field in every run (repeatable)",
+    )
+    seeds = s.add_mutually_exclusive_group()
+    seeds.add_argument(
+        "--seeds", type=int, metavar="K", help="run each combination with seeds 1..K (default 1)"
+    )
+    seeds.add_argument("--seed-list", metavar="S1,S2,...", help="run each combination with these seeds")
+    s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
+    s.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: a scheduler address (tcp://host:8786) or `local` (a LocalCluster "
+        "of --jobs workers)",
+    )
+    s.add_argument("--out", metavar="DIR", help="sweep folder (default results/sweep-<scenario name>)")
+    s.add_argument("--quiet", "-q", action="store_true", help="no progress bar; print only the final counts")
+
+
+class _Bar:
+    """A rich progress bar over the runs to simulate, with done / skipped / failed counts and ETA."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.console = Console(stderr=True, highlight=False)
+        self.enabled = enabled
+        self.bar: Progress | None = None
+        self.task = None
+        self.counts = {"done": 0, "skipped": 0, "failed": 0}
+
+    def __call__(self, kind: str, info: dict) -> None:
+        if kind == "start":
+            self.counts["skipped"] = info["skipped"]
+            if not self.enabled:
+                return
+            if info["cleaned"]:
+                self.console.print(
+                    f"removed {info['cleaned']} incomplete run folder(s) of an interrupted sweep"
+                )
+            head = f"{info['total']} runs ({info['unique']} distinct)"
+            if info["skipped"]:
+                head += f", {info['skipped']} already complete"
+            self.console.print(head)
+            if self.enabled and info["todo"]:
+                self.bar = Progress(
+                    TextColumn("runs"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("{task.fields[counts]}"),
+                    TimeElapsedColumn(),
+                    TextColumn("ETA"),
+                    TimeRemainingColumn(),
+                    console=self.console,
+                    transient=False,
+                )
+                self.task = self.bar.add_task(
+                    "runs", total=info["todo"] + info["invalid"], counts=self._text()
+                )
+                self.bar.start()
+            return
+        if kind in ("done", "failed"):
+            self.counts[kind] += 1
+        if kind == "failed" and self.enabled:
+            msg = Text("failed: ", style="bold red")
+            msg.append(f"{info['label']} [{info['hash']}]: {info['error']}")
+            self.console.print(msg)
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, counts=self._text())
+
+    def _text(self) -> str:
+        c = self.counts
+        return f"done {c['done']} · skipped {c['skipped']} · failed {c['failed']}"
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from aqmlab.cli import CliError, _load
+
+    path = _load(args.scenario)
+    if args.jobs is not None and args.jobs < 1:
+        raise CliError(f"--jobs {args.jobs}: expected at least 1")
+    seeds = args.seed_list if args.seed_list is not None else args.seeds
+    out = Path(args.out) if args.out else Path("results") / f"sweep-{Path(path).stem}"
+    bar = _Bar(enabled=not args.quiet)
+    try:
+        res = sweep.run_sweep(
+            path,
+            grid=args.grid,
+            zip=args.zip,
+            sets=args.overrides,
+            seeds=seeds,
+            jobs=args.jobs,
+            dask=args.dask,
+            out=out,
+            progress=bar,
+        )
+    finally:
+        bar.stop()
+    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
+    console = Console(highlight=False, width=width)
+    t = Table(box=box.SIMPLE_HEAD, title=f"Sweep {res.out}", title_justify="left")
+    for col in ("runs", "distinct", "done", "skipped", "failed", "wall"):
+        t.add_column(col, justify="right")
+    t.add_row(
+        str(res.total),
+        str(res.unique),
+        str(res.done),
+        str(res.skipped),
+        Text(str(len(res.failed)), style="bold red" if res.failed else ""),
+        f"{res.wall_s:.1f} s",
+    )
+    console.print(t)
+    for f in res.failed[:MAX_FAILED_LINES]:
+        params = " ".join([*(f"{k}={v}" for k, v in f["params"].items()), f"seed={f['seed']}"])
+        console.print(Text(f"failed: {params}: {f['error']}", style="red"))
+    console.print(Text(f"Runs: {res.out / 'runs'}  Aggregate: {res.out / 'aggregate.parquet'}", style="bold"))
+    if len(res.failed) > MAX_FAILED_LINES:
+        console.print(Text(f"… and {len(res.failed) - MAX_FAILED_LINES} more", style="red"))
+    if res.failed:
+        console.print(
+            Text(f"{len(res.failed)} run(s) failed (listed in {res.out / 'failed.json'})", style="bold red")
+        )
+        return EXIT_FAILED_RUNS
+    return 0
