@@ -1,7 +1,7 @@
 //! Benchmark driver: runs a scenario file and prints wall time, peak RSS and link forwards per second.
 //!
-//! `aqmlab-bench SCENARIO.toml [key=value ...]` — overrides as in `aqmlab run --set`. The bottleneck (the
-//! busiest link) also reports its arrivals, drops by reason and marks, and the flows' TCP loss-recovery
+//! `aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]` — overrides as in `aqmlab run --set`. The
+//! bottleneck (the link direction named by `--link`, else the busiest one) also reports its arrivals, drops by reason and marks, and the flows' TCP loss-recovery
 //! totals (whole run), for `validation/compare_ns2.py`.
 
 use std::time::Instant;
@@ -16,9 +16,10 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let link = args.iter().position(|a| a.starts_with("--link=")).map(|i| args.remove(i)[7..].to_string());
     let Some(path) = args.first() else {
-        eprintln!("usage: aqmlab-bench SCENARIO.toml [key=value ...]");
+        eprintln!("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]");
         std::process::exit(2);
     };
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
@@ -32,13 +33,19 @@ fn main() {
     let t0 = Instant::now();
     let r = aqmlab_core::run(model, None);
     let wall = t0.elapsed().as_secs_f64();
-    let bottleneck = r.links.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a link");
+    let bottleneck = match &link {
+        Some(name) => r.links.iter().find(|l| l.link == *name).unwrap_or_else(|| {
+            eprintln!("--link={name}: no such link direction");
+            std::process::exit(2)
+        }),
+        None => r.links.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a link"),
+    };
     let goodput: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
     println!(
         "{{\"simulator\": \"aqmlab\", \"scenario\": \"{}\", \"flows\": {}, \"wall_s\": {:.3}, \"peak_rss_mb\": {:.1}, \
 \"events\": {}, \"link_forwards\": {}, \"forwards_per_s\": {:.0}, \"goodput_mbps\": {:.3}, \"bottleneck\": \"{}\", \
 \"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}, \
-\"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}, \"tcp_timeouts\": {}, \"tcp_fast_retransmits\": {}, \
+\"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}, \"q_samples\": {}, \"tcp_timeouts\": {}, \"tcp_fast_retransmits\": {}, \
 \"tcp_retransmits\": {}}}",
         r.summary.name,
         r.summary.flows,
@@ -58,6 +65,7 @@ fn main() {
         bottleneck.counters.drops_early + bottleneck.counters.drops_not_ect,
         bottleneck.counters.marks,
         bottleneck.q_mean_pkts,
+        bottleneck.q_samples,
         r.flows.iter().map(|f| f.timeouts).sum::<u64>(),
         r.flows.iter().map(|f| f.fast_retransmits).sum::<u64>(),
         r.flows.iter().map(|f| f.retransmits).sum::<u64>(),
