@@ -18,7 +18,7 @@ build: $(VENV)/.installed
 	cargo build --release --quiet -p aqmlab-core --bin aqmlab-bench
 
 demo: build
-	$(VENV)/bin/aqmlab run scenarios/example.toml --out results/demo
+	$(VENV)/bin/aqmlab reproduce chrost2009 --quick
 
 lint: $(VENV)/.installed
 	cargo fmt --all --check

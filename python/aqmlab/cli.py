@@ -5,7 +5,8 @@
     aqmlab calibrate SCENARIO.toml --link A->B --target-load 0.9 [--generator NAME] [--widen RATE]
         [--rates r1,r2,...] [--duration S] [--seeds K] [--seed N] [--set key=value ...] [--out FILE]
     aqmlab sweep SCENARIO.toml --grid key=v1,v2 ... --seeds K [--jobs N] [--dask ADDRESS] (see sweep_cli.py)
-    aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--seeds K] [--jobs N] [--dask ADDRESS] (see reproduce_cli.py)
+    aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--seeds K] [--jobs N] [--dask ADDRESS]
+        (see reproduce_cli.py)
 
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
 prints "interrupted" and exits with 130.
@@ -124,7 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         if hasattr(args, "set_files"):
-            args.overrides = [ov for f in args.set_files for ov in calib.read_set_file(_load(f))] + args.overrides
+            args.overrides = [
+                ov for f in args.set_files for ov in calib.read_set_file(_load(f))
+            ] + args.overrides
         if args.command == "run":
             return cmd_run(args)
         if args.command == "calibrate":

@@ -64,12 +64,18 @@ def write_report(
     md += ["## Tables (simulated mean ± 95% interval over seeds, beside the paper's values)\n"]
     md += [table_markdown(t) for t in tables]
     md += ["## Findings\n"]
-    md += [f"- **{'reproduced' if f.reproduced else 'NOT reproduced'}** — {f.claim}  \n  {f.evidence}" for f in findings]
+    md += [
+        f"- **{'reproduced' if f.reproduced else 'NOT reproduced'}** — {f.claim}  \n  {f.evidence}"
+        for f in findings
+    ]
     md += ["", "## Figures\n"] + [f"![{f.title}]({f.stem}.png)\n\n{f.caption}\n" for f in figures]
     (out / "report.md").write_text("\n".join(md) + "\n")
     (out / "tables.md").write_text("\n".join(table_markdown(t) for t in tables))
     (out / "findings.json").write_text(
-        json.dumps([{"claim": f.claim, "reproduced": f.reproduced, "evidence": f.evidence} for f in findings], indent=2)
+        json.dumps(
+            [{"claim": f.claim, "reproduced": f.reproduced, "evidence": f.evidence} for f in findings],
+            indent=2,
+        )
     )
     for i, t in enumerate(tables):
         t.frame.to_csv(out / f"table{i + 1}.csv", index=False)

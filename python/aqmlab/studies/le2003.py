@@ -62,7 +62,16 @@ def calibrate(quick: bool, execute) -> dict:
     """The study's calibration: offered load measured on the uncongested (1 Gb/s) network is linear in
     the connection rate; one run at the scenario's rate gives the slope."""
     ov = _overrides(None, BASE_RATE, True) if quick else _overrides(None, BASE_RATE, False) + ["duration=600"]
-    (o,) = execute([RunSpec(labels=(("calibration", "uncongested"),), scenario=SCENARIO.read_text(), seed=1, overrides=tuple(ov))])
+    (o,) = execute(
+        [
+            RunSpec(
+                labels=(("calibration", "uncongested"),),
+                scenario=SCENARIO.read_text(),
+                seed=1,
+                overrides=tuple(ov),
+            )
+        ]
+    )
     links = o.table("links").set_index("link")
     load = (links.loc["RA->RB", "utilization"] + links.loc["RB->RA", "utilization"]) / 2 * 1e9  # bit/s
     k = load / BASE_RATE
@@ -78,7 +87,14 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
         for name, scheme in schemes(quick).items():
             for seed in range(1, seeds + 1):
                 labels = (("load", str(load)), ("scheme", name))
-                specs.append(RunSpec(labels=labels, scenario=text, seed=seed, overrides=tuple(_overrides(scheme, rate, quick))))
+                specs.append(
+                    RunSpec(
+                        labels=labels,
+                        scenario=text,
+                        seed=seed,
+                        overrides=tuple(_overrides(scheme, rate, quick)),
+                    )
+                )
     return specs
 
 
@@ -137,11 +153,14 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
             r[f"{load}% loss % sim"] = fmt_ci(*mean_ci(sel["loss_pct"]), digits=2)
         rows.append(r)
     note = (
-        "The paper's completed-request counts (millions per run) come from hour-long testbed runs and are not "
+        "The paper's completed-request counts (millions per run) come from hour-long testbed runs and are "
+        "not "
         "comparable with these shorter runs; link throughput and loss are. Paper loss ratios (legible part): "
         "DT 24: 0.2/2.7/6.5/9.1%, DT 240: 0.04/1.8/6.0/8.8% at 80/90/98/105% load."
     )
-    return [Table("Table 2: link throughput (Mb/s), median response time, loss", pd.DataFrame(rows), note=note)]
+    return [
+        Table("Table 2: link throughput (Mb/s), median response time, loss", pd.DataFrame(rows), note=note)
+    ]
 
 
 def findings(outcomes: list[RunOutcome]) -> list[Finding]:
@@ -157,9 +176,11 @@ def findings(outcomes: list[RunOutcome]) -> list[Finding]:
     unc = rt(90, "uncongested")
     res.append(
         Finding(
-            "With ECN, PI and REM give response times near the uncongested network at 90% load (closer than drop-tail).",
+            "With ECN, PI and REM give response times near the uncongested network at 90% load "
+            "(closer than drop-tail).",
             abs(ecn_best - unc) < abs(dt_best - unc),
-            f"median response at 90%: uncongested {unc * 1e3:.0f} ms, best PI/REM+ECN {ecn_best * 1e3:.0f} ms, "
+            f"median response at 90%: uncongested {unc * 1e3:.0f} ms, "
+            f"best PI/REM+ECN {ecn_best * 1e3:.0f} ms, "
             f"best DT {dt_best * 1e3:.0f} ms",
         )
     )
@@ -169,7 +190,8 @@ def findings(outcomes: list[RunOutcome]) -> list[Finding]:
         Finding(
             "ARED gives the worst response times of the AQMs at high load.",
             min(ared) > max(others) if ared and others else False,
-            f"98% load medians: best ARED {min(ared) * 1e3:.0f} ms vs worst PI/REM {max(others) * 1e3:.0f} ms",
+            f"98% load medians: best ARED {min(ared) * 1e3:.0f} ms "
+            f"vs worst PI/REM {max(others) * 1e3:.0f} ms",
         )
     )
     ared_gain = rt(98, "ARED 12/36, no ECN") - rt(98, "ARED 12/36, ECN")
@@ -192,12 +214,20 @@ def figures(outcomes: list[RunOutcome], out: Path) -> list[Figure]:
             curves: dict[str, list[RunOutcome]] = {}
             for o in outcomes:
                 s = o.spec.label("scheme")
-                if o.spec.label("load") == str(load) and (s == "uncongested" or s.startswith("DT") or s.endswith(", " + ecn)):
+                if o.spec.label("load") == str(load) and (
+                    s == "uncongested" or s.startswith("DT") or s.endswith(", " + ecn)
+                ):
                     curves.setdefault(s, []).append(o)
             tag = "ecn" if ecn == "ECN" else "noecn"
             stem = f"cdf_{load}_{tag}"
-            plots.response_cdf(curves, "web_ab", out / stem, f"{load}% load, {ecn}: response times (side A browsers)")
-            figs.append(Figure(f"Response-time CDF, {load}% load, {ecn}", stem, "0–2 s, as the paper's Figures 11-13."))
+            plots.response_cdf(
+                curves, "web_ab", out / stem, f"{load}% load, {ecn}: response times (side A browsers)"
+            )
+            figs.append(
+                Figure(
+                    f"Response-time CDF, {load}% load, {ecn}", stem, "0–2 s, as the paper's Figures 11-13."
+                )
+            )
         stem = f"ccdf_{load}"
         curves = {}
         for o in outcomes:
@@ -212,7 +242,8 @@ def figures(outcomes: list[RunOutcome], out: Path) -> list[Figure]:
 STUDY = Study(
     name="le2003",
     title="Le, Aikat, Jeffay, Smith — The Effects of AQM on Web Performance (reproduced with aqmlab)",
-    citation="L. Le, J. Aikat, K. Jeffay, F. D. Smith, SIGCOMM 2003: PI, REM, ARED with and without ECN on a 100 Mb/s peering link.",
+    citation="L. Le, J. Aikat, K. Jeffay, F. D. Smith, SIGCOMM 2003: PI, REM, ARED with and without ECN "
+    "on a 100 Mb/s peering link.",
     runs=runs,
     tables=tables,
     findings=findings,
@@ -224,5 +255,6 @@ STUDY = Study(
         f"AQM buffers hold {AQM_LIMIT} packets (the paper does not give ALTQ's queue limit).",
         "--quick: 90 s runs (60 s measured), loads 90 and 98%, q_ref 24 and ARED 12/36 only.",
     ],
-    full_runtime="about 10-20 minutes of wall time per configuration and seed for the hour-long runs (64 configurations)",
+    full_runtime="about 10-20 minutes of wall time per configuration and seed for the hour-long runs "
+    "(64 configurations)",
 )

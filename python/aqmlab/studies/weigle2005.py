@@ -129,7 +129,11 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
     ]:
         rows = []
         for combo in TABLE_ROWS:
-            r = {"R1-R2": combo[0], "R3-R4": combo[1] if len(combo) > 1 else "-", "R5-R6": combo[2] if len(combo) > 2 else "-"}
+            r = {
+                "R1-R2": combo[0],
+                "R3-R4": combo[1] if len(combo) > 1 else "-",
+                "R5-R6": combo[2] if len(combo) > 2 else "-",
+            }
             for q in ["DT", *AQMS]:
                 paper = PAPER[combo].get(q)
                 if paper is None:
@@ -144,7 +148,9 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
         r = {"row": "-".join(combo)}
         for q in ["DT", *AQMS]:
             if q in PAPER[combo]:
-                r[f"{q} median ms"] = fmt_ci(*(1e3 * v for v in _cell(df, "-".join(combo), q, "rt_median")), digits=0)
+                r[f"{q} median ms"] = fmt_ci(
+                    *(1e3 * v for v in _cell(df, "-".join(combo), q, "rt_median")), digits=0
+                )
         rt_rows.append(r)
     unc = _cell(df, "uncongested", "none", "rt_median")
     out.append(
@@ -176,7 +182,9 @@ def findings(outcomes: list[RunOutcome]) -> list[Finding]:
         ev.append(f"{n}CL: DT {dt:.0f} vs best AQM {best_aqm:.0f} kb/s")
     res.append(Finding("Drop-tail gives the highest long-lived goodput.", ok, "; ".join(ev)))
     # 2. Any ARED router gives the lowest goodput among the AQMs.
-    wins = [(c, m(c, "ARED", "goodput") < min(m(c, "PI", "goodput"), m(c, "REM", "goodput"))) for c in aqm_rows]
+    wins = [
+        (c, m(c, "ARED", "goodput") < min(m(c, "PI", "goodput"), m(c, "REM", "goodput"))) for c in aqm_rows
+    ]
     n_ok = sum(w for _, w in wins)
     res.append(
         Finding(
@@ -221,7 +229,8 @@ def findings(outcomes: list[RunOutcome]) -> list[Finding]:
         Finding(
             "DT-REM beats REM-DT on HTTP response time, with less HTTP loss.",
             rt_ok and loss_ok,
-            f"mean response DT-REM {m(a, 'REM', 'rt_mean') * 1e3:.0f} ms vs REM-DT {m(b, 'REM', 'rt_mean') * 1e3:.0f} ms;"
+            f"mean response DT-REM {m(a, 'REM', 'rt_mean') * 1e3:.0f} ms "
+            f"vs REM-DT {m(b, 'REM', 'rt_mean') * 1e3:.0f} ms;"
             f" HTTP loss {m(a, 'REM', 'http_loss'):.2f}% vs {m(b, 'REM', 'http_loss'):.2f}%",
         )
     )
@@ -240,7 +249,9 @@ def figures(outcomes: list[RunOutcome], out: Path) -> list[Figure]:
                 q = "DT" if "AQM" not in combo else aqm
                 name = "-".join(q if c == "AQM" else "DT" for c in combo)
                 curves[name] = [
-                    o for o in outcomes if o.spec.label("row") == "-".join(combo) and o.spec.label("queue") == q
+                    o
+                    for o in outcomes
+                    if o.spec.label("row") == "-".join(combo) and o.spec.label("queue") == q
                 ]
             stem = f"cdf_{n}cl_{aqm.lower()}"
             plots.response_cdf(curves, "http_fwd", out / stem, f"{n} congested link(s), {aqm}: forward HTTP")
@@ -251,7 +262,8 @@ def figures(outcomes: list[RunOutcome], out: Path) -> list[Figure]:
 STUDY = Study(
     name="weigle2005",
     title="Weigle, Vembar, Du — Assessing the Impact of Multiple AQM Routers (reproduced with aqmlab)",
-    citation="M. C. Weigle, D. Vembar, Z. Du, ns-2 study of ARED, PI and REM with ECN over 1-3 congested links.",
+    citation="M. C. Weigle, D. Vembar, Z. Du, ns-2 study of ARED, PI and REM with ECN over 1-3 congested "
+    "links.",
     runs=runs,
     tables=tables,
     findings=findings,

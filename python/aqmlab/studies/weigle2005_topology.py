@@ -92,8 +92,14 @@ def scenario(
             {"name": "ll_fwd", "kind": "tcp_bulk", "count": 10, "src": src0, "dst": sink0, "start": warmup},
             {"name": "ll_rev", "kind": "tcp_bulk", "count": 10, "src": src9, "dst": sink9, "start": warmup},
         ]
-    fwd_servers, fwd_clients = hosts("web1s", "R0", "4Mbps", "server"), hosts("web1c", "R7", "4Mbps", "client")
-    rev_servers, rev_clients = hosts("web8s", "R7", "4Mbps", "server"), hosts("web8c", "R0", "4Mbps", "client")
+    fwd_servers, fwd_clients = (
+        hosts("web1s", "R0", "4Mbps", "server"),
+        hosts("web1c", "R7", "4Mbps", "client"),
+    )
+    rev_servers, rev_clients = (
+        hosts("web8s", "R7", "4Mbps", "server"),
+        hosts("web8c", "R0", "4Mbps", "client"),
+    )
     http += [
         {"name": "http_fwd", "clients": fwd_clients, "servers": fwd_servers, "rate": e2e_rate},
         {"name": "http_rev", "clients": rev_clients, "servers": rev_servers, "rate": e2e_rate},
@@ -102,7 +108,13 @@ def scenario(
         servers = hosts(f"cross{k}s", a, "4Mbps", "server")
         clients = hosts(f"cross{k}c", b, "4Mbps", "client")
         http.append(
-            {"name": f"cross{k}", "clients": clients, "servers": servers, "rate": cross_rate, "class": "cross"}
+            {
+                "name": f"cross{k}",
+                "clients": clients,
+                "servers": servers,
+                "rate": cross_rate,
+                "class": "cross",
+            }
         )
     delayboxes = []
     for router, sides in boxes.items():

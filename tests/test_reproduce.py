@@ -1,0 +1,125 @@
+"""Study reproduction: a tiny study's report holds every table and figure; the findings checks pass on
+the paper's own numbers and fail on deliberately wrong ones."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from aqmlab import reproduce
+from aqmlab.studies import chrost2009, weigle2005
+
+
+def _tiny_chrost_runs(quick, seeds, calibration=None):
+    # Every configuration of the study, each cut to 4 simulated seconds after the 30 s warm-up.
+    specs = chrost2009.runs(True, 1)
+    return [type(s)(s.labels, s.scenario, s.seed, (*s.overrides, "duration=34")) for s in specs]
+
+
+def test_a_tiny_study_report_has_every_table_figure_and_finding(tmp_path, monkeypatch):
+    monkeypatch.setattr(chrost2009.STUDY, "runs", _tiny_chrost_runs)
+    report = reproduce.reproduce("chrost2009", quick=True, jobs=2, out=tmp_path / "rep")
+    html = report.read_text()
+    for title in [
+        "avg queue (pkts)",
+        "throughput (%)",
+        "std (pkts)",
+        "CoV (%)",
+        "Buffer 900, uncongested",
+    ]:
+        assert title in html
+    for scale in chrost2009.SCALES:
+        for ext in ("png", "svg"):
+            assert (tmp_path / "rep" / f"queue_{scale}.{ext}").stat().st_size > 1000
+        assert f"queue_{scale}.png" in html
+    findings = json.loads((tmp_path / "rep" / "findings.json").read_text())
+    assert len(findings) == 3 and all(isinstance(f["reproduced"], bool) for f in findings)
+    # Paper values sit beside simulated ones in every buffer-90 table.
+    t1 = pd.read_csv(tmp_path / "rep" / "table1.csv")
+    assert list(t1.columns[1:3]) == ["uncongested sim", "uncongested paper"]
+    assert t1.loc[t1["AQM"] == "DT", "heavy paper"].item() == 73.5
+    # A second invocation resumes: nothing is simulated again.
+    events = []
+    reproduce.reproduce(
+        "chrost2009", quick=True, jobs=2, out=tmp_path / "rep", progress=lambda k, i: events.append((k, i))
+    )
+    assert events[0] == ("start", {"total": len(_tiny_chrost_runs(True, 1)), "todo": 0})
+
+
+def _chrost_frame(paper_like: bool) -> pd.DataFrame:
+    rows = []
+    for aqm, per_scale in chrost2009.PAPER_90.items():
+        for scale, (avg, tp, std, cov) in zip(chrost2009.SCALES, per_scale, strict=True):
+            rows.append(
+                dict(
+                    scale=scale, aqm=aqm, buffer="90", seed=1, avg_queue=avg, throughput=tp, std=std, cov=cov
+                )
+            )
+        avg, tp, std = chrost2009.PAPER_900[aqm]
+        rows.append(
+            dict(
+                scale="uncongested",
+                aqm=aqm,
+                buffer="900",
+                seed=1,
+                avg_queue=avg,
+                throughput=tp,
+                std=std,
+                cov=100 * std / avg,
+            )
+        )
+    df = pd.DataFrame(rows)
+    if not paper_like:
+        # A stable short queue at low congestion, and REM far from drop-tail: every claim is contradicted.
+        df.loc[(df["aqm"] == "PI") & (df["scale"] == "mild"), "cov"] = 40.0
+        df.loc[(df["aqm"] == "PI") & (df["buffer"] == "900"), ["avg_queue", "cov"]] = [10.0, 50.0]
+        df.loc[df["aqm"] == "REM", "avg_queue"] *= 0.5
+    return df
+
+
+@pytest.mark.parametrize("paper_like", [True, False])
+def test_chrost_findings_follow_the_numbers(monkeypatch, paper_like):
+    monkeypatch.setattr(chrost2009, "summarize", lambda outcomes: _chrost_frame(paper_like))
+    results = chrost2009.findings([])
+    assert [f.reproduced for f in results] == [paper_like] * 3
+
+
+def _weigle_frame(paper_like: bool) -> pd.DataFrame:
+    rows = []
+    for combo, cells in weigle2005.PAPER.items():
+        n_aqm = combo.count("AQM")
+        for q, (gp, ll, http) in cells.items():
+            # Response times are not tabulated in the paper: fall with each AQM router (DT-REM best of 2CL).
+            rt = 1.0 - 0.1 * n_aqm - (0.05 if combo == ("DT", "AQM") else 0.0)
+            rows.append(
+                dict(
+                    row="-".join(combo),
+                    queue=q,
+                    seed=1,
+                    goodput=gp,
+                    ll_loss=ll,
+                    http_loss=http,
+                    rt_median=rt,
+                    rt_mean=rt,
+                )
+            )
+    df = pd.DataFrame(rows)
+    if not paper_like:
+        df.loc[df["queue"] == "ARED", "goodput"] = 2000.0  # ARED best, above drop-tail
+        df.loc[df["queue"] == "PI", "ll_loss"] = 3.0
+        df["rt_mean"] = 1.0 + 0.1 * df["row"].str.count("AQM")
+    return df
+
+
+@pytest.mark.parametrize("paper_like", [True, False])
+def test_weigle_findings_follow_the_numbers(monkeypatch, paper_like):
+    monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: _weigle_frame(paper_like))
+    results = weigle2005.findings([])
+    assert [f.reproduced for f in results] == [paper_like] * 5, [(f.claim, f.evidence) for f in results]
+
+
+def test_unknown_study_is_a_clear_error():
+    with pytest.raises(reproduce.ReproduceError, match="unknown study"):
+        reproduce.reproduce("nosuch2024")
