@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import tomli_w
 
 from aqmlab import _core
+from aqmlab.fsutil import fsync_path, write_file
 
 __all__ = ["RunResult", "ScenarioError", "load_scenario", "run", "validate"]
 
@@ -231,7 +232,7 @@ class _PairSink:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
-            _fsync_path(self.path)
+            fsync_path(self.path)
 
 
 class _Staging:
@@ -256,12 +257,12 @@ class _Staging:
         final, parent = self.final, self.parent
         old: Path | None = None
         try:
-            _fsync_path(self.tmp)
+            fsync_path(self.tmp)
             if final.exists():
                 old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=parent))
                 os.replace(final, old / "run")
             os.replace(self.tmp, final)
-            _fsync_path(parent)
+            fsync_path(parent)
         except BaseException:
             self.abort()
             if old is not None and (old / "run").exists() and not final.exists():
@@ -438,15 +439,15 @@ class RunResult:
         try:
             tmp = staging.tmp
             summary = {**self.summary, **self.scenario_record()}
-            _write_file(tmp / "summary.json", (json.dumps(summary, indent=2, allow_nan=True) + "\n").encode())
+            write_file(tmp / "summary.json", (json.dumps(summary, indent=2, allow_nan=True) + "\n").encode())
             for name, df in self.tables().items():
                 path = tmp / f"{name}.parquet"
                 pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
-                _fsync_path(path)
+                fsync_path(path)
             pairs = tmp / PAIRS_FILE
             if self.pairs_path is not None and self.pairs_path != pairs:
                 shutil.copyfile(self.pairs_path, pairs)
-                _fsync_path(pairs)
+                fsync_path(pairs)
         except BaseException:
             staging.abort()
             raise
@@ -462,24 +463,3 @@ def _nan(v: float | None) -> float:
 
 def _inf(v: float | None) -> float:
     return math.inf if v is None else v
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync_path(path: Path) -> None:
-    """fsync a file or a directory (directories: where the platform allows it)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

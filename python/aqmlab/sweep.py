@@ -39,6 +39,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from aqmlab import __version__, _core, api
+from aqmlab.fsutil import fsync_path, write_file
 
 __all__ = [
     "RunSpec",
@@ -383,39 +384,19 @@ def write_run_folder(runs_dir: Path, run_hash_: str, files: Mapping[str, bytes])
         for name in sorted(files, key=lambda n: n == "summary.json"):  # summary.json last
             if "/" in name or name.startswith("."):
                 raise ValueError(f"unexpected file name in a run folder: {name!r}")
-            _write_file(tmp / name, files[name])
-        _fsync_path(tmp)
+            write_file(tmp / name, files[name])
+        fsync_path(tmp)
         if is_complete(final):  # someone else finished it meanwhile: identical content
             shutil.rmtree(tmp, ignore_errors=True)
             return final
         if final.exists():
             shutil.rmtree(final)
         os.replace(tmp, final)
-        _fsync_path(runs_dir)
+        fsync_path(runs_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
-
-
-def _write_file(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync_path(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -269,7 +269,17 @@ impl Simulation<'_> {
         self.app_cx.reset(self.now);
         conn.app.start(&mut self.app_cx);
         self.apply_app(f);
-        let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+        self.with_endpoint(f, 0, |e, cfg, io| e.connect(cfg, io));
+    }
+
+    /// Calls endpoint `side` of TCP flow `f`, then injects its packets and schedules its timers.
+    fn with_endpoint<R>(
+        &mut self,
+        f: u32,
+        side: usize,
+        call: impl FnOnce(&mut Endpoint, &crate::tcp::TcpConfig, &mut TcpIo) -> R,
+    ) -> Option<R> {
+        let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return None };
         let cfg = &self.model.tcp_configs[conn.cfg as usize];
         let mut io = TcpIo {
             now: self.now,
@@ -277,8 +287,9 @@ impl Simulation<'_> {
             out: &mut self.tcp_out,
             timers: &mut self.tcp_timers,
         };
-        conn.ends[0].connect(cfg, &mut io);
-        self.flush_tcp(f, 0);
+        let out = call(&mut conn.ends[side], cfg, &mut io);
+        self.flush_tcp(f, side as u8);
+        Some(out)
     }
 
     /// Carries out what the application asked for in `app_cx`.
@@ -301,21 +312,14 @@ impl Simulation<'_> {
             if writes == 0 && !close {
                 continue;
             }
-            let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
-            let cfg = &self.model.tcp_configs[conn.cfg as usize];
-            let mut io = TcpIo {
-                now: self.now,
-                packets: &mut self.packets,
-                out: &mut self.tcp_out,
-                timers: &mut self.tcp_timers,
-            };
-            if writes > 0 {
-                conn.ends[side].write(cfg, writes, &mut io);
-            }
-            if close {
-                conn.ends[side].close(cfg, &mut io);
-            }
-            self.flush_tcp(f, side as u8);
+            self.with_endpoint(f, side, |e, cfg, io| {
+                if writes > 0 {
+                    e.write(cfg, writes, io);
+                }
+                if close {
+                    e.close(cfg, io);
+                }
+            });
         }
     }
 
@@ -346,17 +350,10 @@ impl Simulation<'_> {
         }
         let (class, serial) = (flow.class, flow.serial);
         match (&mut flow.state, pkt.proto) {
-            (FlowState::Tcp(conn), Proto::Tcp) => {
+            (FlowState::Tcp(_), Proto::Tcp) => {
                 let side = if pkt.from_responder { 0 } else { 1 };
-                let cfg = &self.model.tcp_configs[conn.cfg as usize];
-                let mut io = TcpIo {
-                    now: self.now,
-                    packets: &mut self.packets,
-                    out: &mut self.tcp_out,
-                    timers: &mut self.tcp_timers,
-                };
-                let d = conn.ends[side].on_packet(cfg, &pkt, &mut io);
-                self.flush_tcp(f, side as u8);
+                let d =
+                    self.with_endpoint(f, side, |e, cfg, io| e.on_packet(cfg, &pkt, io)).expect("TCP flow");
                 if d.bytes > 0 || d.fin {
                     let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
                     self.app_cx.reset(self.now);
@@ -428,20 +425,8 @@ impl Simulation<'_> {
     }
 
     pub(super) fn tcp_timer(&mut self, f: u32, g: u32, side: u8, kind: TimerKind) {
-        let flow = &mut self.flows[f as usize];
-        if flow.gen != g {
-            return;
-        }
-        if let FlowState::Tcp(conn) = &mut flow.state {
-            let cfg = &self.model.tcp_configs[conn.cfg as usize];
-            let mut io = TcpIo {
-                now: self.now,
-                packets: &mut self.packets,
-                out: &mut self.tcp_out,
-                timers: &mut self.tcp_timers,
-            };
-            conn.ends[side as usize].on_timer(cfg, kind, &mut io);
-            self.flush_tcp(f, side);
+        if self.flows[f as usize].gen == g {
+            self.with_endpoint(f, side as usize, |e, cfg, io| e.on_timer(cfg, kind, io));
         }
     }
 

@@ -10,7 +10,7 @@
 //! packet's precomputed route.
 
 use super::{Event, Simulation};
-use crate::aqm::{QueueAction, QueueEnv};
+use crate::aqm::{QueueAction, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::{time, Time};
 
@@ -44,16 +44,7 @@ impl Simulation<'_> {
             let idle = self.dequeue(l, at);
             debug_assert!(idle.is_none(), "a packet waited while the link was idle");
         }
-        let link = &mut self.links[l as usize];
-        let mut env = QueueEnv {
-            now: self.now,
-            link: link.info,
-            packets: &mut self.packets,
-            rng: &mut link.rng,
-            actions: &mut self.actions,
-        };
-        link.queue.enqueue(pkt, &mut env);
-        self.settle_actions(l);
+        self.with_queue(l, self.now, |q, env| q.enqueue(pkt, env));
         let link = &mut self.links[l as usize];
         if wire_free {
             self.start_tx(l);
@@ -66,8 +57,13 @@ impl Simulation<'_> {
         }
     }
 
-    /// Asks link `l`'s discipline for its next packet at time `at`.
-    fn dequeue(&mut self, l: u32, at: Time) -> Option<PacketId> {
+    /// Calls link `l`'s discipline at time `at`, then counts and frees what it dropped or marked.
+    fn with_queue<R>(
+        &mut self,
+        l: u32,
+        at: Time,
+        call: impl FnOnce(&mut dyn QueueDisc, &mut QueueEnv) -> R,
+    ) -> R {
         let link = &mut self.links[l as usize];
         let mut env = QueueEnv {
             now: at,
@@ -76,9 +72,14 @@ impl Simulation<'_> {
             rng: &mut link.rng,
             actions: &mut self.actions,
         };
-        let next = link.queue.dequeue(&mut env);
+        let out = call(link.queue.as_mut(), &mut env);
         self.settle_actions(l);
-        next
+        out
+    }
+
+    /// Asks link `l`'s discipline for its next packet at time `at`.
+    fn dequeue(&mut self, l: u32, at: Time) -> Option<PacketId> {
+        self.with_queue(l, at, |q, env| q.dequeue(env))
     }
 
     /// The wire is free now: put the next waiting packet on it, if any.
@@ -178,17 +179,7 @@ impl Simulation<'_> {
     }
 
     pub(super) fn queue_timer(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        let mut env = QueueEnv {
-            now: self.now,
-            link: link.info,
-            packets: &mut self.packets,
-            rng: &mut link.rng,
-            actions: &mut self.actions,
-        };
-        let next = link.queue.on_timer(&mut env);
-        self.settle_actions(l);
-        if let Some(t) = next {
+        if let Some(t) = self.with_queue(l, self.now, |q, env| q.on_timer(env)) {
             self.events.schedule(t, Event::QueueTimer(l));
         }
     }
