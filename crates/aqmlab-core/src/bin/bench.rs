@@ -2,7 +2,9 @@
 //!
 //! `aqmlab-bench SCENARIO.toml [key=value ...]` — overrides as in `aqmlab run --set`. The bottleneck (the
 //! busiest link) also reports its arrivals, drops by reason and marks, and the flows' TCP loss-recovery
-//! totals (whole run), for `validation/compare_ns2.py`.
+//! totals (whole run), for `validation/compare_ns2.py`. Web runs also get `pairs` (completed pairs
+//! started after the warm-up), `responses` (per class: pairs, incomplete, mean and p10/p50/p90/p99 response
+//! time), `generators` (connections started/finished/open, pairs planned) and every link's utilization.
 
 use std::time::Instant;
 
@@ -13,6 +15,37 @@ fn peak_rss_mb() -> f64 {
         .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(str::to_owned))
         .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
         .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Web-traffic and per-link fields: response-time quantiles per class, generator counts, every link
+/// direction's utilization/drops/arrivals, and run-level facts (end time, peak packets, flow slots).
+fn extras(r: &aqmlab_core::metrics::RunResult) -> String {
+    let links: Vec<serde_json::Value> = r
+        .links
+        .iter()
+        .map(|l| {
+            serde_json::json!({
+                "link": l.link,
+                "utilization": l.utilization,
+                "drops": l.drops,
+                "arrivals": l.counters.arrivals,
+            })
+        })
+        .collect();
+    let pairs: u64 = r.responses.iter().map(|x| x.pairs).sum();
+    format!(
+        "\"pairs\": {}, \"responses\": {}, \"generators\": {}, \"links\": {}, \"end_s\": {:.3}, \
+\"ended_by\": \"{}\", \"packets_peak\": {}, \"flow_slots\": {}, \"connections\": {}",
+        pairs,
+        serde_json::to_string(&r.responses).unwrap_or_else(|_| "[]".into()),
+        serde_json::to_string(&r.generators).unwrap_or_else(|_| "[]".into()),
+        serde_json::Value::Array(links),
+        r.summary.end_s,
+        r.summary.ended_by,
+        r.summary.packets_peak,
+        r.summary.flow_slots,
+        r.summary.flows,
+    )
 }
 
 fn main() {
@@ -39,7 +72,7 @@ fn main() {
 \"events\": {}, \"link_forwards\": {}, \"forwards_per_s\": {:.0}, \"goodput_mbps\": {:.3}, \"bottleneck\": \"{}\", \
 \"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}, \
 \"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}, \"tcp_timeouts\": {}, \"tcp_fast_retransmits\": {}, \
-\"tcp_retransmits\": {}}}",
+\"tcp_retransmits\": {}, {}}}",
         r.summary.name,
         r.summary.flows,
         wall,
@@ -61,5 +94,6 @@ fn main() {
         r.flows.iter().map(|f| f.timeouts).sum::<u64>(),
         r.flows.iter().map(|f| f.fast_retransmits).sum::<u64>(),
         r.flows.iter().map(|f| f.retransmits).sum::<u64>(),
+        extras(&r),
     );
 }
