@@ -14,10 +14,14 @@
 #     window=64       FullTcp window_ (segments)
 #     segsperack=1    FullTcp segsperack_ (ns-2 default 1: a full segment is ACKed at once)
 #     interval=0.1    FullTcp interval_ (delayed-ACK tick, s; ns-2 default)
+#     nodelay=0       FullTcp nodelay_ (ns-2 default false = Nagle's algorithm ON: a sub-MSS segment is
+#                     held while data is unacknowledged); 1 turns Nagle off, as aqmlab's TCP has none
 #     outfile=PATH    where PackMime's response-time log goes (default: a temporary file that is
 #                     deleted at the end); keep=1 keeps it
 #     keep=0
-#     delaybox=1      0: no DelayBox rules (R0/R1 forward every packet undelayed), for diagnosis
+#     delaybox=1      0: no DelayBox rules (R0/R1 forward every packet undelayed); client / server:
+#                     only R0's / only R1's rules -- for diagnosis
+#     delayfile=PREFIX  write every DelayBox flow entry (src dst fid delay) to PREFIX.R0 / PREFIX.R1
 #
 # Topology (as the TOML): client --100Mb,1ms-- R0 --10Mb,1ms-- R1 --100Mb,1ms-- server.
 # R0 and R1 are DelayBox nodes. Queue limit_: 1000 on the access links, 100 on the bottleneck (both
@@ -52,6 +56,8 @@ set cfg(interval) 0.1
 set cfg(outfile) ""
 set cfg(keep) 0
 set cfg(delaybox) 1
+set cfg(nodelay) 0
+set cfg(delayfile) ""
 set pos {}
 foreach a $argv {
     if {[regexp {^([a-z_]+)=(.*)$} $a -> k v]} {
@@ -74,6 +80,7 @@ set duration [expr {double($cfg(duration))}]
 set warm $cfg(warm)
 set rate $cfg(rate)
 if {$duration <= $warm} { puts stderr "duration must exceed warm"; exit 2 }
+if {$cfg(delaybox) ni {0 1 client server}} { puts stderr "delaybox must be 0, 1, client or server"; exit 2 }
 if {$cfg(outfile) eq ""} {
     set cfg(outfile) [file join [expr {[info exists env(TMPDIR)] ? $env(TMPDIR) : "/tmp"}] \
                           "packmime-[pid]-$seed.dat"]
@@ -94,6 +101,7 @@ proc new_stream {} {
 Agent/TCP/FullTcp set segsize_ $cfg(segsize)
 Agent/TCP/FullTcp set segsperack_ $cfg(segsperack)
 Agent/TCP/FullTcp set interval_ $cfg(interval)
+Agent/TCP/FullTcp set nodelay_ $cfg(nodelay)
 Agent/TCP set window_ $cfg(window)
 # everything else stays at the ns-2.35 default: windowInit_ 2, minrto_ 0.2, tcpTick_ 0.01,
 # rtxcur_init_ 3 s (SYN timeout), no timestamps, no SACK, no ECN, maxburst_ 0.
@@ -169,9 +177,15 @@ $client_delay use-rng [new_stream]
 $server_delay use-rng [new_stream]
 set zero_loss [new RandomVariable/Constant]
 $zero_loss set val_ 0
-if {$cfg(delaybox)} {
+if {$cfg(delayfile) ne ""} {
+    $R0 set-delay-file "$cfg(delayfile).R0"
+    $R1 set-delay-file "$cfg(delayfile).R1"
+}
+if {$cfg(delaybox) in {1 client}} {
     $R0 add-rule [$client id] [$server id] $client_delay $zero_loss
     $R0 add-rule [$server id] [$client id] $client_delay $zero_loss
+}
+if {$cfg(delaybox) in {1 server}} {
     $R1 add-rule [$client id] [$server id] $server_delay $zero_loss
     $R1 add-rule [$server id] [$client id] $server_delay $zero_loss
 }
@@ -198,8 +212,9 @@ proc quantile {sorted q} {
 }
 
 proc finish {} {
-    global ns pm cfg snap duration warm rate seed max_fid wall_t0
+    global ns pm cfg snap duration warm rate seed max_fid wall_t0 R0 R1
     snapshot end
+    if {$cfg(delayfile) ne ""} { $R0 close-delay-file; $R1 close-delay-file }
     set wall [expr {([clock milliseconds] - $wall_t0) / 1000.0}]
     set pairs_total [$pm get-pairs]
     # Closing the log: the PackMimeHTTP destructor fcloses it; every line is fflush-ed already.
@@ -229,8 +244,8 @@ proc finish {} {
     }
     set dacc 0
     foreach k {a1 a2 a3 a4} { incr dacc [expr {$snap(end,$k,drops) - $snap(warm,$k,drops)}] }
-    puts [format "{\"simulator\": \"ns-2.35\", \"scenario\": \"packmime\", \"seed\": %d, \"duration\": %g, \"warm\": %g, \"rate\": %g, \"segsize\": %d, \"window\": %d, \"segsperack\": %d, \"pairs\": %d, \"pairs_total\": %d, \"connections\": %d, \"mean_s\": %.6f, \"p10_s\": %.6f, \"p50_s\": %.6f, \"p90_s\": %.6f, \"p99_s\": %.6f, \"req_bytes\": %.0f, \"rsp_bytes\": %.0f, \"util_fwd\": %.6f, \"util_rev\": %.6f, \"drops_fwd\": %d, \"drops_rev\": %d, \"arrivals_fwd\": %d, \"arrivals_rev\": %d, \"drops_access\": %d, \"loop_wall_s\": %.3f}" \
-        $seed $duration $warm $rate $cfg(segsize) $cfg(window) $cfg(segsperack) $n $pairs_total \
+    puts [format "{\"simulator\": \"ns-2.35\", \"scenario\": \"packmime\", \"seed\": %d, \"duration\": %g, \"warm\": %g, \"rate\": %g, \"segsize\": %d, \"window\": %d, \"segsperack\": %d, \"nodelay\": %d, \"delaybox\": \"%s\", \"pairs\": %d, \"pairs_total\": %d, \"connections\": %d, \"mean_s\": %.6f, \"p10_s\": %.6f, \"p50_s\": %.6f, \"p90_s\": %.6f, \"p99_s\": %.6f, \"req_bytes\": %.0f, \"rsp_bytes\": %.0f, \"util_fwd\": %.6f, \"util_rev\": %.6f, \"drops_fwd\": %d, \"drops_rev\": %d, \"arrivals_fwd\": %d, \"arrivals_rev\": %d, \"drops_access\": %d, \"loop_wall_s\": %.3f}" \
+        $seed $duration $warm $rate $cfg(segsize) $cfg(window) $cfg(segsperack) $cfg(nodelay) $cfg(delaybox) $n $pairs_total \
         [expr {$max_fid + 1}] $mean [quantile $rts 0.1] [quantile $rts 0.5] [quantile $rts 0.9] \
         [quantile $rts 0.99] $reqb $rspb $u(fwd) $u(rev) $dr(fwd) $dr(rev) $ar(fwd) $ar(rev) $dacc $wall]
     exit 0

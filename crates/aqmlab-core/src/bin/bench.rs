@@ -65,6 +65,25 @@ fn main() {
     let t0 = Instant::now();
     let r = aqmlab_core::run(model, None);
     let wall = t0.elapsed().as_secs_f64();
+    // With measure.pair_records = true, AQMLAB_BENCH_PAIRS=FILE writes the completed pairs as CSV.
+    if let Ok(file) = std::env::var("AQMLAB_BENCH_PAIRS") {
+        let p = &r.pairs;
+        let mut out = String::from("connection,index,start_s,response_time_s,request_bytes,response_bytes\n");
+        for i in 0..p.len() {
+            out.push_str(&format!(
+                "{},{},{:.6},{:.6},{},{}\n",
+                p.connection[i],
+                p.index[i],
+                p.start_s[i],
+                p.response_time_s[i],
+                p.request_bytes[i],
+                p.response_bytes[i]
+            ));
+        }
+        if let Err(e) = std::fs::write(&file, out) {
+            eprintln!("{file}: {e}");
+        }
+    }
     let bottleneck = r.links.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a link");
     let goodput: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
     println!(
