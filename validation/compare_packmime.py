@@ -263,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench", default=None, help="aqmlab-bench binary")
     ap.add_argument("--ns", default="ns", help="ns-2 binary")
     ap.add_argument("--out", type=Path, default=RESULTS / "compare_packmime.md", help="Markdown report")
+    ap.add_argument("--jsonl", type=Path, default=RESULTS / "compare_packmime.jsonl", help="raw runs")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a main-comparison check fails")
     args = ap.parse_args(argv)
     bench = find_bench(args.bench)
@@ -345,8 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{100 * TOLERANCE:.0f} % of ns-2's mean or inside ns-2's seed range. ns-2 DelayBox entries "
         f"(all seeds): {dstat}."
     )
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with (RESULTS / "compare_packmime.jsonl").open("w") as f:
+    args.jsonl.parent.mkdir(parents=True, exist_ok=True)
+    with args.jsonl.open("w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
     generated = (
@@ -359,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     if out.exists() and marker in out.read_text():
         tail = out.read_text().split(marker, 1)[1]
     out.write_text("# PackMime-HTTP + DelayBox: aqmlab vs ns-2.35\n\n" + generated + "\n" + marker + tail)
-    print(f"\nwrote {out} and {RESULTS / 'compare_packmime.jsonl'}")
+    print(f"\nwrote {out} and {args.jsonl}")
     return 1 if args.strict and main_fails else 0
 
 
