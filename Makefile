@@ -44,12 +44,14 @@ bench-compare: build
 	bash validation/ns2/install-ns2.sh
 	$(PY) validation/bench.py --compare $(BENCH_ARGS)
 
-# Cross-validation against ns-2.35 (validation/compare_ns2.py: standard library only, needs just the
+# Cross-validation against ns-2.35 (validation/compare_ns2.py: AQMs on the bench dumbbell;
+# validation/compare_packmime.py: PackMime-HTTP + DelayBox; standard library only, need just the
 # aqmlab-bench binary and ns).
 validate:
 	cargo build --release --quiet -p aqmlab-core --bin aqmlab-bench
 	bash validation/ns2/install-ns2.sh
 	python3 validation/compare_ns2.py
+	python3 validation/compare_packmime.py
 
 clean:
 	rm -rf target $(VENV) results

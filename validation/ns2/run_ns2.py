@@ -3,6 +3,7 @@
 Examples:
     python validation/ns2/run_ns2.py --n 100 --duration 60 --queue dt --seed 1
     python validation/ns2/run_ns2.py --script study_c --n 100 --buffer 90 --queue red
+    python validation/ns2/run_ns2.py --script packmime --seed 2 [--rate 15] [--option segsperack=1]
 
 Prints one JSON object: the script's own JSON metrics plus ``wall_s`` (wall-clock seconds of the
 ``ns`` process), ``peak_rss_mb`` (its maximum resident set size, MiB), ``user_s`` and ``sys_s``
@@ -27,6 +28,7 @@ SCRIPTS = {
     "bench": HERE / "bench_dumbbell.tcl",
     "bench_dumbbell": HERE / "bench_dumbbell.tcl",
     "study_c": HERE / "study_c.tcl",
+    "packmime": HERE / "packmime.tcl",
 }
 QUEUES = ("dt", "red", "pi", "rem", "avq")
 TIME_BIN = "/usr/bin/time"
@@ -48,6 +50,8 @@ def build_command(
     warm: float | None = None,
     access_limit: int | None = None,
     ns_bin: str = "ns",
+    rate: float | None = None,
+    options: list[str] | None = None,
 ) -> list[str]:
     """The ``ns`` command line for one run (without the /usr/bin/time wrapper)."""
     if script not in SCRIPTS:
@@ -55,9 +59,26 @@ def build_command(
     if queue not in QUEUES:
         raise ValueError(f"unknown queue {queue!r}; choose from {QUEUES}")
     tcl = str(SCRIPTS[script])
+    if script == "packmime":
+        # packmime.tcl: positional seed, then key=value options (drop-tail everywhere, as the TOML).
+        if queue != "dt" or routing is not None or access_limit is not None:
+            raise ValueError("--queue/--routing/--access-limit do not apply to packmime")
+        cmd = [ns_bin, tcl, str(seed)]
+        if duration is not None:
+            cmd.append(f"duration={duration:g}")
+        if warm is not None:
+            cmd.append(f"warm={int(warm)}")
+        if window is not None:
+            cmd.append(f"window={window}")
+        if rate is not None:
+            cmd.append(f"rate={rate:g}")
+        cmd.extend(options or [])
+        return cmd
+    if rate is not None or options:
+        raise ValueError("--rate/--option apply to packmime only")
     if SCRIPTS[script].name == "bench_dumbbell.tcl":
         if window is not None or warm is not None or access_limit is not None:
-            raise ValueError("--window/--warm/--access-limit apply to study_c only")
+            raise ValueError("--window/--warm/--access-limit apply to study_c and packmime only")
         dur = 60.0 if duration is None else duration
         cmd = [ns_bin, tcl, str(n), f"{dur:g}", queue, str(seed)]
         if routing is not None:
@@ -110,11 +131,15 @@ def run(
     access_limit: int | None = None,
     ns_bin: str = "ns",
     timeout: float | None = None,
+    rate: float | None = None,
+    options: list[str] | None = None,
 ) -> dict:
     """Run one ns-2 simulation; return its JSON metrics plus wall_s, peak_rss_mb, user_s, sys_s."""
     if shutil.which(ns_bin) is None:
         raise Ns2Error(f"{ns_bin!r} not found; run validation/ns2/install-ns2.sh")
-    cmd = build_command(script, n, queue, seed, duration, buffer, routing, window, warm, access_limit, ns_bin)
+    cmd = build_command(
+        script, n, queue, seed, duration, buffer, routing, window, warm, access_limit, ns_bin, rate, options
+    )
     use_time = os.access(TIME_BIN, os.X_OK)
     full = [TIME_BIN, "-v", *cmd] if use_time else cmd
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -147,14 +172,27 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--script", default="bench", choices=sorted(SCRIPTS))
     ap.add_argument("--n", type=int, default=10, help="flows (bench) or TCP connections (study_c)")
-    ap.add_argument("--duration", type=float, default=None, help="simulated s (bench 60, study_c 100)")
+    ap.add_argument(
+        "--duration", type=float, default=None, help="simulated s (bench 60, study_c 100, packmime 200)"
+    )
     ap.add_argument("--queue", default="dt", choices=QUEUES)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--buffer", type=int, default=90, help="study_c bottleneck buffer, packets")
     ap.add_argument("--routing", choices=("manual", "static"), default=None, help="bench only")
-    ap.add_argument("--window", type=int, default=None, help="study_c TCP window_ (default 1000)")
-    ap.add_argument("--warm", type=float, default=None, help="study_c window start (default 30)")
+    ap.add_argument(
+        "--window", type=int, default=None, help="study_c TCP window_ (default 1000); packmime (64)"
+    )
+    ap.add_argument(
+        "--warm", type=float, default=None, help="study_c window start (default 30); packmime warm-up (20)"
+    )
     ap.add_argument("--access-limit", type=int, default=None, help="study_c access-link limit_")
+    ap.add_argument("--rate", type=float, default=None, help="packmime: new connections/s (default 15)")
+    ap.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        help="packmime: extra key=value passed to packmime.tcl (segsize, segsperack, delaybox, ...)",
+    )
     ap.add_argument("--ns", default="ns", help="ns binary")
     ap.add_argument("--timeout", type=float, default=None, help="seconds before the run is killed")
     args = ap.parse_args(argv)
@@ -172,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
             access_limit=args.access_limit,
             ns_bin=args.ns,
             timeout=args.timeout,
+            rate=args.rate,
+            options=args.option,
         )
     except (Ns2Error, ValueError, subprocess.TimeoutExpired) as exc:
         print(f"run_ns2: {exc}", file=sys.stderr)

@@ -1,9 +1,14 @@
-//! Benchmark driver: runs a scenario file and prints wall time, peak RSS and link forwards per second.
+//! Benchmark driver: runs a scenario file and prints one JSON line with wall time, peak RSS and link
+//! forwards per second, plus what the validation scripts compare with ns-2.
 //!
-//! `aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]` — overrides as in `aqmlab run --set`. The
-//! bottleneck (the link direction named by `--link`, else the busiest one) also reports its arrivals, drops by reason and marks, and the flows' TCP loss-recovery
-//! totals (whole run), for `validation/compare_ns2.py`.
+//! `aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]` — overrides as in `aqmlab run --set`.
+//! The bottleneck (the link direction named by `--link`, else the busiest one) reports its arrivals,
+//! drops by reason, marks and queue statistics; the flows' TCP loss-recovery totals are for the
+//! measurement window. Web runs also get `pairs` (completed pairs started after the warm-up),
+//! `responses` (per class), `generators` and every link's utilization. With
+//! `measure.pair_records = true`, `AQMLAB_BENCH_PAIRS=FILE` writes the completed pairs as CSV.
 
+use serde_json::json;
 use std::time::Instant;
 
 fn peak_rss_mb() -> f64 {
@@ -15,59 +20,87 @@ fn peak_rss_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+fn fail(msg: &str) -> ! {
+    eprintln!("{msg}");
+    std::process::exit(2)
+}
+
+fn write_pairs(file: &str, p: &aqmlab_core::metrics::response::PairColumns) {
+    let mut out = String::from("connection,index,start_s,response_time_s,request_bytes,response_bytes\n");
+    for i in 0..p.len() {
+        out.push_str(&format!(
+            "{},{},{:.6},{:.6},{},{}\n",
+            p.connection[i],
+            p.index[i],
+            p.start_s[i],
+            p.response_time_s[i],
+            p.request_bytes[i],
+            p.response_bytes[i]
+        ));
+    }
+    if let Err(e) = std::fs::write(file, out) {
+        fail(&format!("{file}: {e}"));
+    }
+}
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let link = args.iter().position(|a| a.starts_with("--link=")).map(|i| args.remove(i)[7..].to_string());
     let Some(path) = args.first() else {
-        eprintln!("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]");
-        std::process::exit(2);
+        fail("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]")
     };
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        eprintln!("{path}: {e}");
-        std::process::exit(2)
-    });
-    let model = aqmlab_core::load(&text, path, &args[1..], None).unwrap_or_else(|e| {
-        eprintln!("{e}");
-        std::process::exit(2)
-    });
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+    let model = aqmlab_core::load(&text, path, &args[1..], None).unwrap_or_else(|e| fail(&e.to_string()));
     let t0 = Instant::now();
     let r = aqmlab_core::run(model, None);
     let wall = t0.elapsed().as_secs_f64();
-    let bottleneck = match &link {
-        Some(name) => r.links.iter().find(|l| l.link == *name).unwrap_or_else(|| {
-            eprintln!("--link={name}: no such link direction");
-            std::process::exit(2)
-        }),
+    if let Ok(file) = std::env::var("AQMLAB_BENCH_PAIRS") {
+        write_pairs(&file, &r.pairs);
+    }
+    let b = match &link {
+        Some(name) => r
+            .links
+            .iter()
+            .find(|l| l.link == *name)
+            .unwrap_or_else(|| fail(&format!("--link={name}: no such link direction"))),
         None => r.links.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a link"),
     };
-    let goodput: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
-    println!(
-        "{{\"simulator\": \"aqmlab\", \"scenario\": \"{}\", \"flows\": {}, \"wall_s\": {:.3}, \"peak_rss_mb\": {:.1}, \
-\"events\": {}, \"link_forwards\": {}, \"forwards_per_s\": {:.0}, \"goodput_mbps\": {:.3}, \"bottleneck\": \"{}\", \
-\"drops\": {}, \"utilization\": {:.4}, \"q_mean_pkts\": {:.2}, \"q_std_pkts\": {:.2}, \
-\"arrivals\": {}, \"drops_overflow\": {}, \"drops_early\": {}, \"marks\": {}, \"q_time_mean_pkts\": {:.2}, \"q_samples\": {}, \"tcp_timeouts\": {}, \"tcp_fast_retransmits\": {}, \
-\"tcp_retransmits\": {}}}",
-        r.summary.name,
-        r.summary.flows,
-        wall,
-        peak_rss_mb(),
-        r.summary.events,
-        r.summary.link_forwards,
-        r.summary.link_forwards as f64 / wall,
-        goodput / 1e6,
-        bottleneck.link,
-        bottleneck.drops,
-        bottleneck.utilization,
-        bottleneck.q_sample_mean_pkts,
-        bottleneck.q_sample_std_pkts,
-        bottleneck.counters.arrivals,
-        bottleneck.counters.drops_overflow,
-        bottleneck.counters.drops_early + bottleneck.counters.drops_not_ect,
-        bottleneck.counters.marks,
-        bottleneck.q_mean_pkts,
-        bottleneck.q_samples,
-        r.flows.iter().map(|f| f.timeouts).sum::<u64>(),
-        r.flows.iter().map(|f| f.fast_retransmits).sum::<u64>(),
-        r.flows.iter().map(|f| f.retransmits).sum::<u64>(),
-    );
+    let sum = |f: fn(&aqmlab_core::metrics::FlowRow) -> u64| r.flows.iter().map(f).sum::<u64>();
+    let line = json!({
+        "simulator": "aqmlab",
+        "scenario": r.summary.name,
+        "flows": r.summary.flows,
+        "wall_s": wall,
+        "peak_rss_mb": peak_rss_mb(),
+        "events": r.summary.events,
+        "link_forwards": r.summary.link_forwards,
+        "forwards_per_s": r.summary.link_forwards as f64 / wall,
+        "goodput_mbps": r.flows.iter().map(|f| f.goodput_bps).sum::<f64>() / 1e6,
+        "bottleneck": b.link,
+        "drops": b.drops,
+        "utilization": b.utilization,
+        "q_mean_pkts": b.q_sample_mean_pkts,
+        "q_std_pkts": b.q_sample_std_pkts,
+        "q_samples": b.q_samples,
+        "q_time_mean_pkts": b.q_mean_pkts,
+        "arrivals": b.counters.arrivals,
+        "drops_overflow": b.counters.drops_overflow,
+        "drops_early": b.counters.drops_early + b.counters.drops_not_ect,
+        "marks": b.counters.marks,
+        "tcp_timeouts": sum(|f| f.timeouts),
+        "tcp_fast_retransmits": sum(|f| f.fast_retransmits),
+        "tcp_retransmits": sum(|f| f.retransmits),
+        "pairs": r.responses.iter().map(|x| x.pairs).sum::<u64>(),
+        "responses": r.responses,
+        "generators": r.generators,
+        "links": r.links.iter().map(|l| json!({
+            "link": l.link, "utilization": l.utilization, "drops": l.drops, "arrivals": l.counters.arrivals,
+        })).collect::<Vec<_>>(),
+        "end_s": r.summary.end_s,
+        "ended_by": r.summary.ended_by,
+        "packets_peak": r.summary.packets_peak,
+        "flow_slots": r.summary.flow_slots,
+        "connections": r.summary.flows,
+    });
+    println!("{line}");
 }
