@@ -12,10 +12,10 @@ from pathlib import Path
 
 from aqmlab import __version__, _core, sweep
 from aqmlab.report import write_report
-from aqmlab.studies import chrost2009, weigle2005
+from aqmlab.studies import chrost2009, le2003, weigle2005
 from aqmlab.studies.base import RunOutcome, RunSpec, Study
 
-STUDIES: dict[str, Study] = {s.name: s for s in (weigle2005.STUDY, chrost2009.STUDY)}
+STUDIES: dict[str, Study] = {s.name: s for s in (weigle2005.STUDY, le2003.STUDY, chrost2009.STUDY)}
 
 #: progress(kind, info): kind is "start" (info: total, todo), "done" or "failed" (info: label).
 Progress = Callable[[str, dict], object]

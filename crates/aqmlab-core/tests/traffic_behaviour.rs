@@ -133,3 +133,21 @@ fn pareto_files_complete_with_the_configured_mean_size() {
     assert!((median / expected - 1.0).abs() < 0.05, "median {median} vs {expected}");
     assert!(r.flows.iter().all(|f| f.kind == "tcp"));
 }
+
+#[test]
+fn empirical_delaybox_follows_its_cdf_file() {
+    // Delays 20 ms or 60 ms with probability 1/2 each (a steep CDF between knots), one way.
+    let dir = std::env::temp_dir().join(format!("aqmlab-cdf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("delays.csv"), "# delay_ms,probability\n20,0\n20,0.5\n60,0.5\n60,1\n").unwrap();
+    let boxes = "[[delaybox]]\nnode = \"R0\"\ndirection = \"from_served\"\ndelay = { kind = \"empirical\", file = \"delays.csv\" }\n";
+    let flows = "[[flows]]\nkind = \"tcp_bulk\"\ncount = 100\nsrc = \"client\"\ndst = \"server\"\nbytes = 5000\nstart = { spread = \"5s\" }\n";
+    let text = network("1Gbps", boxes, flows, 10);
+    let model =
+        load(&text, dir.join("s.toml").to_str().unwrap(), &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let r = run(model, None);
+    let extra: Vec<f64> = r.flows.iter().map(|f| ((f.srtt_s - 0.006) * 1e3).round()).collect();
+    assert!(extra.iter().all(|&e| e == 20.0 || e == 60.0), "{extra:?}");
+    let short = extra.iter().filter(|&&e| e == 20.0).count();
+    assert!((30..70).contains(&short), "{short} of 100 flows drew 20 ms");
+}

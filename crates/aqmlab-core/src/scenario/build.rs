@@ -566,6 +566,7 @@ fn read_cdf(file: &str, relative_to: &str) -> Result<Vec<(f64, f64)>, String> {
         let bad = || format!("lines `delay_ms,probability`; {}:{} is {line:?}", path.display(), i + 1);
         let (v, p) = line.split_once(',').ok_or_else(bad)?;
         let (v, p): (f64, f64) = (v.trim().parse().map_err(|_| bad())?, p.trim().parse().map_err(|_| bad())?);
+        let v = v * 1e6; // ms -> ns
         if !(0.0..=1.0).contains(&p) || v < 0.0 || knots.last().is_some_and(|&(lv, lp)| v < lv || p < lp) {
             return Err(format!(
                 "non-decreasing delays and probabilities in [0, 1]; {}:{}",
@@ -573,7 +574,7 @@ fn read_cdf(file: &str, relative_to: &str) -> Result<Vec<(f64, f64)>, String> {
                 i + 1
             ));
         }
-        knots.push((v * 1e6, p));
+        knots.push((v, p));
     }
     if knots.last().map(|k| k.1) != Some(1.0) {
         return Err(format!("a CDF ending at probability 1 ({})", path.display()));
