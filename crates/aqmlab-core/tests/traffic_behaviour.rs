@@ -151,3 +151,20 @@ fn empirical_delaybox_follows_its_cdf_file() {
     let short = extra.iter().filter(|&&e| e == 20.0).count();
     assert!((30..70).contains(&short), "{short} of 100 flows drew 20 ms");
 }
+
+#[test]
+fn per_direction_delaybox_draws_each_direction_separately() {
+    // Whole-millisecond delays each way: one draw adds 2d (even), two draws add d1 + d2 (often odd).
+    let flows = "[[flows]]\nkind = \"tcp_bulk\"\ncount = 60\nsrc = \"client\"\ndst = \"server\"\nbytes = 5000\nstart = { spread = \"5s\" }\n";
+    let added = |per_direction: bool| -> Vec<i64> {
+        let boxes = format!(
+            "[[delaybox]]\nnode = \"R0\"\nper_direction = {per_direction}\ndelay = {{ kind = \"uniform_ms\", low_ms = 10, high_ms = 150 }}\n"
+        );
+        let r = simulate(&network("1Gbps", &boxes, flows, 10), &[]);
+        r.flows.iter().map(|f| ((f.srtt_s - 0.006) * 1e3).round() as i64).collect()
+    };
+    assert!(added(false).iter().all(|d| d % 2 == 0 && (20..=300).contains(d)));
+    let independent = added(true);
+    assert!(independent.iter().filter(|d| *d % 2 == 1).count() > 15, "{independent:?}");
+    assert!(independent.iter().all(|d| (20..=300).contains(d)));
+}

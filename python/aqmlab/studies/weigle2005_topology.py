@@ -84,7 +84,8 @@ def scenario(
 
     flows = []
     http = []
-    tcp = {"mss": 1460, "max_window": 30, "ecn": True}
+    # ns-2 FullTcp (PackMime's TCP): Nagle on; its DelayBox draws each direction's delay separately.
+    tcp = {"mss": 1460, "max_window": 30, "ecn": True, "nagle": True}
     if long_lived:
         src0, sink0 = hosts("ll0src", "R0", "1Mbps", "server"), hosts("ll0sink", "R7", "1Mbps", "client")
         src9, sink9 = hosts("ll9src", "R7", "1Mbps", "server"), hosts("ll9sink", "R0", "1Mbps", "client")
@@ -125,6 +126,7 @@ def scenario(
                         "node": router,
                         "serves": served,
                         "delay": {"kind": "packmime_rtt", "side": side, "rate": e2e_rate},
+                        "per_direction": True,
                     }
                 )
     label = "-".join(combo) or "uncongested"

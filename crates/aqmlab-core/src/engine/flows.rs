@@ -32,10 +32,10 @@ pub(super) enum FlowState {
     Free,
 }
 
-/// The delay a DelayBox applies to one flow: (the box's node, delay, applies to initiator→responder
-/// packets, applies to responder→initiator packets). A node may hold several boxes serving different
-/// hosts (each with its own distribution); a flow meets at most one per end.
-type FlowDelay = (u32, Time, bool, bool);
+/// The delays a DelayBox applies to one flow: (the box's node, delay of initiator→responder packets,
+/// delay of responder→initiator packets). A node may hold several boxes serving different hosts (each
+/// with its own distribution); a flow meets at most one per end.
+type FlowDelay = (u32, Option<Time>, Option<Time>);
 
 pub(super) struct Flow {
     pub gen: u32,
@@ -55,10 +55,11 @@ pub(super) struct Flow {
 impl Flow {
     /// The DelayBox delay at `node` for a packet of this flow, if a box there holds it.
     pub fn delay_at(&self, node: u32, from_responder: bool) -> Option<Time> {
-        self.delays.iter().flatten().find(|d| d.0 == node).and_then(|&(_, d, fwd, rev)| {
-            let applies = if from_responder { rev } else { fwd };
-            applies.then_some(d)
-        })
+        self.delays
+            .iter()
+            .flatten()
+            .find(|d| d.0 == node)
+            .and_then(|&(_, fwd, rev)| if from_responder { rev } else { fwd })
     }
 }
 
@@ -67,6 +68,7 @@ pub(super) struct DelayBox {
     node: u32,
     serves: Vec<bool>,
     direction: DelayDirection,
+    per_direction: bool,
     dist: DelayDist,
     rtt: Option<RttModel>,
     rng: Rng,
@@ -85,6 +87,7 @@ impl DelayBox {
             node: m.node,
             serves: m.serves.clone(),
             direction: m.direction,
+            per_direction: m.per_direction,
             dist: m.delay.clone(),
             rtt,
             rng,
@@ -109,8 +112,9 @@ impl DelayBox {
         }
     }
 
-    /// The delay this box gives a new flow from `src` to `dst`, if it serves either end.
-    fn delay_for(&mut self, src: u32, dst: u32) -> Option<(Time, bool, bool)> {
+    /// The delays this box gives a new flow from `src` to `dst` (forward, reverse), if it serves either
+    /// end: one draw for both directions, or one per direction with `per_direction`.
+    fn delay_for(&mut self, src: u32, dst: u32) -> Option<(Option<Time>, Option<Time>)> {
         let (s, d) = (self.serves[src as usize], self.serves[dst as usize]);
         if !s && !d {
             return None;
@@ -121,7 +125,9 @@ impl DelayBox {
             DelayDirection::FromServed => (s, d),
             DelayDirection::ToServed => (d, s),
         };
-        Some((self.draw(), fwd, rev))
+        let d = self.draw();
+        let d_rev = if self.per_direction { self.draw() } else { d };
+        Some((fwd.then_some(d), rev.then_some(d_rev)))
     }
 }
 
@@ -234,8 +240,8 @@ impl Simulation<'_> {
         let mut delays = [None; 2];
         let mut n = 0;
         for bx in self.delayboxes.iter_mut() {
-            if let Some((d, fwd, rev)) = bx.delay_for(src, dst) {
-                delays[n] = Some((bx.node, d, fwd, rev));
+            if let Some((fwd, rev)) = bx.delay_for(src, dst) {
+                delays[n] = Some((bx.node, fwd, rev));
                 n += 1;
             }
         }

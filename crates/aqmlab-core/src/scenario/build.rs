@@ -75,6 +75,7 @@ pub struct DelayBoxModel {
     pub serves: Vec<bool>,
     pub delay: DelayDist,
     pub direction: DelayDirection,
+    pub per_direction: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -484,7 +485,8 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 read_cdf(file, cx.file).map_err(|m| cx.err(format!("{path}.delay.file"), m))?,
             ),
         };
-        delayboxes.push(DelayBoxModel { node, serves, delay, direction: spec.direction });
+        let per_direction = spec.per_direction;
+        delayboxes.push(DelayBoxModel { node, serves, delay, direction: spec.direction, per_direction });
     }
 
     let stop_after = match &s.stop {

@@ -327,6 +327,10 @@ pub struct DelayBoxSpec {
     /// Which packets of a served flow are delayed.
     #[serde(default)]
     pub direction: DelayDirection,
+    /// Draw the two directions' delays independently. ns-2.35's DelayBox does this for FullTcp (the
+    /// SYN-ACK opens a new flow entry), so PackMime scenarios mirroring ns-2 set it.
+    #[serde(default)]
+    pub per_direction: bool,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]

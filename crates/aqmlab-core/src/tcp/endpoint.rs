@@ -339,6 +339,9 @@ impl Endpoint {
             if len > 0 && self.snd_nxt - self.snd_una + len > allowed {
                 break;
             }
+            if cfg.nagle && len > 0 && len < cfg.mss as u64 && self.snd_nxt > self.snd_una {
+                break; // Nagle: the partial segment waits for the outstanding data's ACK
+            }
             self.send_segment(self.snd_nxt, cfg, io);
             sent += 1;
             if cfg.max_burst > 0 && sent >= cfg.max_burst {
@@ -649,5 +652,74 @@ impl Endpoint {
             sent_at: io.now,
         });
         io.out.push(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two endpoints joined by a lossless wire; packets are handed over by hand.
+    struct Pair {
+        cfg: TcpConfig,
+        ends: [Endpoint; 2],
+        packets: PacketArena,
+        now: Time,
+    }
+
+    impl Pair {
+        fn new(cfg: TcpConfig) -> Self {
+            let ends = [
+                Endpoint::new(Role::Initiator, &cfg, 0, 0, 0, 0),
+                Endpoint::new(Role::Responder, &cfg, 0, 0, 1, 0),
+            ];
+            Pair { cfg, ends, packets: PacketArena::default(), now: 0 }
+        }
+
+        /// Runs `f` on endpoint `side` and returns the packets it sent.
+        fn call(
+            &mut self,
+            side: usize,
+            f: impl FnOnce(&mut Endpoint, &TcpConfig, &mut TcpIo),
+        ) -> Vec<Packet> {
+            let (mut out, mut timers) = (Vec::new(), Vec::new());
+            let mut io =
+                TcpIo { now: self.now, packets: &mut self.packets, out: &mut out, timers: &mut timers };
+            f(&mut self.ends[side], &self.cfg, &mut io);
+            out.iter().map(|&id| self.packets.get(id).clone()).collect()
+        }
+
+        fn deliver(&mut self, to: usize, pkts: &[Packet]) -> Vec<Packet> {
+            let mut replies = Vec::new();
+            for p in pkts {
+                replies.extend(self.call(to, |e, cfg, io| {
+                    e.on_packet(cfg, p, io);
+                }));
+            }
+            replies
+        }
+    }
+
+    #[test]
+    fn nagle_holds_a_partial_segment_until_the_outstanding_data_is_acked() {
+        for nagle in [false, true] {
+            let cfg = TcpConfig { nagle, delayed_ack: false, ..TcpConfig::default() };
+            let mut p = Pair::new(cfg);
+            let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+            let syn_ack = p.deliver(1, &syn);
+            // The initiator writes one full segment and a 100-byte tail once the handshake is done.
+            let ack = p.deliver(0, &syn_ack);
+            let _ = p.deliver(1, &ack);
+            let data = p.call(0, |e, cfg, io| e.write(cfg, 1560, io));
+            let sizes: Vec<u32> = data.iter().map(|d| d.payload).collect();
+            if nagle {
+                assert_eq!(sizes, vec![1460], "the tail waits");
+                let acks = p.deliver(1, &data);
+                let tail = p.deliver(0, &acks);
+                assert_eq!(tail.iter().map(|d| d.payload).collect::<Vec<_>>(), vec![100]);
+            } else {
+                assert_eq!(sizes, vec![1460, 100]);
+            }
+        }
     }
 }

@@ -59,6 +59,9 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Most segments sent in one burst; 0 = unlimited (ns-2 `maxburst_` 0).
     pub max_burst: u32,
+    /// Nagle's algorithm: hold a partial segment while data is unacknowledged (ns-2 FullTcp's default,
+    /// `nodelay_ false`; the one-way agents have none).
+    pub nagle: bool,
 }
 
 impl Default for TcpConfig {
@@ -78,6 +81,7 @@ impl Default for TcpConfig {
             limited_transmit: true,
             ecn: false,
             max_burst: 0,
+            nagle: false,
         }
     }
 }
