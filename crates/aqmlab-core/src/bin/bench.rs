@@ -70,4 +70,21 @@ fn main() {
         r.flows.iter().map(|f| f.fast_retransmits).sum::<u64>(),
         r.flows.iter().map(|f| f.retransmits).sum::<u64>(),
     );
+    if std::env::var_os("AQMLAB_BENCH_CLASSES").is_some() {
+        // Diagnostics: per traffic class, goodput in the window and loss-recovery totals (whole run).
+        let mut classes: Vec<&str> = r.flows.iter().map(|f| f.class.as_str()).collect();
+        classes.dedup();
+        for c in classes {
+            let fl: Vec<_> = r.flows.iter().filter(|f| f.class == c).collect();
+            eprintln!(
+                "{{\"class\": \"{c}\", \"flows\": {}, \"goodput_mbps\": {:.3}, \"packets_sent\": {}, \"timeouts\": {}, \"fast_retransmits\": {}, \"retransmits\": {}}}",
+                fl.len(),
+                fl.iter().map(|f| f.goodput_bps).sum::<f64>() / 1e6,
+                fl.iter().map(|f| f.packets_sent).sum::<u64>(),
+                fl.iter().map(|f| f.timeouts).sum::<u64>(),
+                fl.iter().map(|f| f.fast_retransmits).sum::<u64>(),
+                fl.iter().map(|f| f.retransmits).sum::<u64>(),
+            );
+        }
+    }
 }
