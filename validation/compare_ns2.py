@@ -118,7 +118,7 @@ PAPER_C = {
 # (key, label, format, kind of check, index in PAPER_C or None)
 C_METRICS = [
     ("q_mean", "mean queue pkts", "{:.2f}", "queue", 0),
-    ("throughput", "throughput %", "{:.1f}", "points", 1),
+    ("throughput", "throughput %", "{:.1f}", "pct_points", 1),
     ("q_std", "queue std pkts", "{:.2f}", "queue", 2),
     ("cov", "CoV %", "{:.0f}", "info", 3),
     ("drop_rate", "drop rate %", "{:.3f}", "spread", None),
@@ -260,6 +260,8 @@ def verdict(kind: str, ns2: list[float], aqm: list[float]) -> tuple[bool, str]:
     diff = m_aq - m_ns
     if kind == "points":
         return abs(diff) <= UTIL_POINTS, f"±{100 * UTIL_POINTS:g} pt"
+    if kind == "pct_points":  # the metric is already in %
+        return abs(diff) <= 100 * UTIL_POINTS, f"±{100 * UTIL_POINTS:g} pt"
     if kind == "relative":
         tol = GOODPUT_REL * abs(m_ns)
         return abs(diff) <= tol, f"±{100 * GOODPUT_REL:g}%"
@@ -330,7 +332,7 @@ def table_c(rows: list[dict], ns: list[int], aqms: list[str]) -> tuple[list[list
                 (m_ns, sd_ns), (m_aq, sd_aq) = mean_sd(ns2), mean_sd(aql)
                 ok, tol = verdict(kind, ns2, aql)
                 failed += not ok
-                if kind == "points":
+                if kind == "pct_points":
                     delta = f"{m_aq - m_ns:+.1f} pt"
                 elif kind == "queue":
                     delta = f"{m_aq - m_ns:+.2f} ({100 * (m_aq - m_ns) / m_ns:+.0f}%)" if m_ns else "n/a"
