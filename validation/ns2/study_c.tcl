@@ -12,6 +12,9 @@
 #     warm=30           start of the measurement window
 #     window=1000       TCP window_ (max cwnd, packets) of every connection
 #     access_limit=1000 DropTail limit_ of the six access links (non-bottleneck)
+#     slow_start_restart=1  Agent/TCP slow_start_restart_ (ns-2 default true). 0 is a diagnostic only:
+#                       it stops the cwnd reset to 1 when the (never cancelled) retransmit timer of an
+#                       idle HTTP-like connection expires (validation/ns2/README.md)
 #
 # Topology: N1..N3 --100Mb, 0/12/25 ms-- A --100Mb,65ms-- B --100Mb, 2/37/75 ms-- N4..N6.
 # Output: one JSON object on stdout, nothing else. No trace files.
@@ -29,6 +32,7 @@ set cfg(duration) 100.0
 set cfg(warm) 30.0
 set cfg(window) 1000
 set cfg(access_limit) 1000
+set cfg(slow_start_restart) 1
 set pos {}
 foreach a $argv {
     if {[regexp {^([a-z_]+)=(.+)$} $a -> k v]} {
@@ -77,6 +81,7 @@ set rng_size [new_stream]
 # TCP: one-way Agent/TCP/Newreno + Agent/TCPSink/DelAck; window_ raised from 20 to cfg(window);
 # everything else (windowInit_ 2, minrto_ 0.2, tcpTick_ 0.01, no ECN) is the ns-2.35 default.
 Agent/TCP set window_ $cfg(window)
+Agent/TCP set slow_start_restart_ $cfg(slow_start_restart)
 # Queues: RED, PI, REM, Vq keep every ns-2 default (RED and Vq are in byte mode by default:
 # RED hard limit = buffer*500 B, Vq hard limit = buffer*1000 B).
 
