@@ -389,7 +389,7 @@ impl Endpoint {
             if partial {
                 self.on_partial_ack(ack, cfg, io);
             } else {
-                self.on_new_ack(ack, ece, io);
+                self.on_new_ack(ack, ece, cfg, io);
             }
         } else if ack == self.snd_una && pure && self.snd_max > self.snd_una {
             self.on_dupack(cfg, io);
@@ -399,7 +399,7 @@ impl Endpoint {
         }
     }
 
-    fn on_new_ack(&mut self, ack: u64, ece: bool, io: &mut TcpIo) {
+    fn on_new_ack(&mut self, ack: u64, ece: bool, cfg: &TcpConfig, io: &mut TcpIo) {
         if self.dupwnd > 0.0 {
             self.dupwnd = 0.0;
             if self.last_action == CwndAction::Dupack {
@@ -414,7 +414,7 @@ impl Endpoint {
         if !ece {
             self.cwnd += if self.cwnd < self.ssthresh { 1.0 } else { 1.0 / self.cwnd };
         }
-        self.restart_or_cancel_rto(io);
+        self.restart_or_cancel_rto(cfg, io);
     }
 
     /// A partial ACK during fast recovery: deflate the window by what was acked, retransmit the next
@@ -501,6 +501,12 @@ impl Endpoint {
     }
 
     fn on_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        if self.state == State::Established && self.snd_una >= self.snd_max {
+            // Idle: only slow-start restart keeps the timer running with nothing outstanding.
+            self.cwnd = 1.0;
+            self.last_action = CwndAction::Timeout;
+            return self.restart_or_cancel_rto(cfg, io);
+        }
         self.stats.timeouts += 1;
         self.rtt.back_off();
         match self.state {
@@ -514,9 +520,6 @@ impl Endpoint {
             }
             State::Idle => return,
             State::Established => {}
-        }
-        if self.snd_una >= self.snd_max {
-            return;
         }
         self.recover = self.snd_max;
         self.last_action = CwndAction::Timeout;
@@ -548,8 +551,11 @@ impl Endpoint {
         }
     }
 
-    fn restart_or_cancel_rto(&mut self, io: &mut TcpIo) {
-        if self.snd_una < self.snd_max {
+    /// After an ACK: the timer runs while data is outstanding, and (slow-start restart) while this
+    /// side may still send, so that idleness is noticed.
+    fn restart_or_cancel_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        let finished = self.closing && self.snd_una > self.app_end;
+        if self.snd_una < self.snd_max || (cfg.slow_start_restart && !finished) {
             self.arm_rto(io);
         } else {
             self.rto_timer.cancel();
@@ -665,6 +671,8 @@ mod tests {
         ends: [Endpoint; 2],
         packets: PacketArena,
         now: Time,
+        /// Timers the last calls asked for.
+        timers: Vec<(TimerKind, Time)>,
     }
 
     impl Pair {
@@ -673,7 +681,7 @@ mod tests {
                 Endpoint::new(Role::Initiator, &cfg, 0, 0, 0, 0),
                 Endpoint::new(Role::Responder, &cfg, 0, 0, 1, 0),
             ];
-            Pair { cfg, ends, packets: PacketArena::default(), now: 0 }
+            Pair { cfg, ends, packets: PacketArena::default(), now: 0, timers: Vec::new() }
         }
 
         /// Runs `f` on endpoint `side` and returns the packets it sent.
@@ -682,9 +690,9 @@ mod tests {
             side: usize,
             f: impl FnOnce(&mut Endpoint, &TcpConfig, &mut TcpIo),
         ) -> Vec<Packet> {
-            let (mut out, mut timers) = (Vec::new(), Vec::new());
+            let mut out = Vec::new();
             let mut io =
-                TcpIo { now: self.now, packets: &mut self.packets, out: &mut out, timers: &mut timers };
+                TcpIo { now: self.now, packets: &mut self.packets, out: &mut out, timers: &mut self.timers };
             f(&mut self.ends[side], &self.cfg, &mut io);
             out.iter().map(|&id| self.packets.get(id).clone()).collect()
         }
@@ -720,6 +728,50 @@ mod tests {
             } else {
                 assert_eq!(sizes, vec![1460, 100]);
             }
+        }
+    }
+
+    #[test]
+    fn an_idle_sender_restarts_from_one_segment() {
+        for restart in [true, false] {
+            let cfg = TcpConfig { slow_start_restart: restart, delayed_ack: false, ..TcpConfig::default() };
+            let mut p = Pair::new(cfg);
+            let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+            let syn_ack = p.deliver(1, &syn);
+            let ack = p.deliver(0, &syn_ack);
+            let _ = p.deliver(1, &ack);
+            // Ten segments, exchanged until everything is acknowledged: cwnd grows in slow start.
+            let mut data = p.call(0, |e, cfg, io| e.write(cfg, 10 * 1460, io));
+            while !data.is_empty() {
+                p.now += 10_000_000;
+                let acks = p.deliver(1, &data);
+                data = p.deliver(0, &acks);
+            }
+            let (cwnd, ssthresh) = (p.ends[0].cwnd, p.ends[0].ssthresh);
+            assert!(cwnd > 5.0);
+            // Fire the sender's retransmission timer events in time order, as the engine would.
+            let mut fired = 0;
+            while let Some(i) = (0..p.timers.len())
+                .filter(|&i| p.timers[i].0 == TimerKind::Retransmit)
+                .min_by_key(|&i| p.timers[i].1)
+            {
+                let (_, at) = p.timers.swap_remove(i);
+                p.now = p.now.max(at);
+                let sent = p.call(0, |e, cfg, io| e.on_timer(cfg, TimerKind::Retransmit, io));
+                assert!(sent.is_empty(), "nothing to retransmit");
+                fired += 1;
+                if p.ends[0].cwnd == 1.0 || fired > 5 {
+                    break;
+                }
+            }
+            if restart {
+                // With nothing outstanding the timer still expires, and the window restarts from one.
+                assert_eq!(p.ends[0].cwnd, 1.0);
+                assert_eq!(p.ends[0].ssthresh, ssthresh);
+            } else {
+                assert_eq!(p.ends[0].cwnd, cwnd, "an idle connection keeps its window");
+            }
+            assert_eq!(p.ends[0].stats.timeouts, 0);
         }
     }
 }

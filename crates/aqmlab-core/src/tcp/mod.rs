@@ -62,6 +62,11 @@ pub struct TcpConfig {
     /// Nagle's algorithm: hold a partial segment while data is unacknowledged (ns-2 FullTcp's default,
     /// `nodelay_ false`; the one-way agents have none).
     pub nagle: bool,
+    /// Slow-start restart after idleness, as ns-2's agents do it (`slow_start_restart_`,
+    /// `restart_bugfix_`): the retransmission timer keeps running after everything is acknowledged,
+    /// and when it expires with nothing outstanding the window restarts from one segment (ssthresh
+    /// kept, no backoff, not counted as a timeout).
+    pub slow_start_restart: bool,
 }
 
 impl Default for TcpConfig {
@@ -82,6 +87,7 @@ impl Default for TcpConfig {
             ecn: false,
             max_burst: 0,
             nagle: false,
+            slow_start_restart: true,
         }
     }
 }
