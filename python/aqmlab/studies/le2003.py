@@ -34,7 +34,10 @@ def schemes(quick: bool) -> dict[str, dict | None]:
         tag = "ECN" if ecn else "no ECN"
         for q in (24,) if quick else (24, 240):
             for kind in ("pi", "rem"):
-                queue = f'{{ kind = "{kind}", qref = {q}, ecn = {str(ecn).lower()}, limit = {AQM_LIMIT} }}'
+                # REM in byte mode: its capacity term counts packets of mean_pktsize, which web traffic's
+                # small packets would overrun in packet mode (reference §5.2).
+                extra = ", queue_in_bytes = true" if kind == "rem" else ""
+                queue = f'{{ kind = "{kind}", qref = {q}, ecn = {str(ecn).lower()}, limit = {AQM_LIMIT}{extra} }}'
                 out[f"{kind.upper()} {q}, {tag}"] = {"queue": queue, "ecn": ecn}
         for lo, hi in ((12, 36),) if quick else ((12, 36), (120, 360)):
             queue = (
@@ -253,6 +256,9 @@ STUDY = Study(
         "Traffic model: PackMime-HTTP stands in for the UNC web model used on the testbed (reference §12); "
         "compare the ordering of schemes, not absolute response times.",
         f"AQM buffers hold {AQM_LIMIT} packets (the paper does not give ALTQ's queue limit).",
+        "REM runs in byte mode (arrivals, queue and capacity in bytes; q_ref in 1000-byte units): in packet "
+        "mode ns-2's capacity term assumes 1000-byte packets and web traffic's small packets drive the "
+        "price up until the link starves.",
         "--quick: 90 s runs (60 s measured), loads 90 and 98%, q_ref 24 and ARED 12/36 only.",
     ],
     full_runtime="about 10-20 minutes of wall time per configuration and seed for the hour-long runs "
