@@ -37,7 +37,8 @@ def schemes(quick: bool) -> dict[str, dict | None]:
                 # REM in byte mode: its capacity term counts packets of mean_pktsize, which web traffic's
                 # small packets would overrun in packet mode (reference §5.2).
                 extra = ", queue_in_bytes = true" if kind == "rem" else ""
-                queue = f'{{ kind = "{kind}", qref = {q}, ecn = {str(ecn).lower()}, limit = {AQM_LIMIT}{extra} }}'
+                flags = f"ecn = {str(ecn).lower()}, limit = {AQM_LIMIT}{extra}"
+                queue = f'{{ kind = "{kind}", qref = {q}, {flags} }}'
                 out[f"{kind.upper()} {q}, {tag}"] = {"queue": queue, "ecn": ecn}
         for lo, hi in ((12, 36),) if quick else ((12, 36), (120, 360)):
             queue = (
