@@ -54,4 +54,4 @@ validate:
 	python3 validation/compare_packmime.py
 
 clean:
-	rm -rf target $(VENV) results
+	rm -rf target $(VENV) results reports
