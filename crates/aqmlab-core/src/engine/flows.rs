@@ -310,7 +310,7 @@ impl Simulation<'_> {
             if let FlowState::Tcp(conn) = &mut self.flows[f as usize].state {
                 conn.app_timer = Some(at);
             }
-            self.events.schedule(at, Event::App { f, g: gen });
+            self.events.schedule(at, Event::App { f, g: gen as u16 });
         }
         for side in 0..2 {
             let writes: u64 = self.app_cx.writes.iter().filter(|w| w.0 == side).map(|w| w.1).sum();
@@ -329,9 +329,9 @@ impl Simulation<'_> {
         }
     }
 
-    pub(super) fn app_timer(&mut self, f: u32, g: u32) {
+    pub(super) fn app_timer(&mut self, f: u32, g: u16) {
         let flow = &mut self.flows[f as usize];
-        if flow.gen != g {
+        if flow.gen as u16 != g {
             return;
         }
         let FlowState::Tcp(conn) = &mut flow.state else { return };
@@ -400,7 +400,7 @@ impl Simulation<'_> {
         let flow = &self.flows[f as usize];
         let g = flow.gen;
         for (kind, t) in self.tcp_timers.drain(..) {
-            self.events.schedule(t, Event::Tcp { f, g, side, kind });
+            self.events.schedule(t, Event::Tcp { f, g: g as u16, timer: timer_code(side, kind) });
         }
         if self.model.trace_cwnd.contains(&f) && flow.generator.is_none() {
             if let FlowState::Tcp(c) = &flow.state {
@@ -430,9 +430,10 @@ impl Simulation<'_> {
         }
     }
 
-    pub(super) fn tcp_timer(&mut self, f: u32, g: u32, side: u8, kind: TimerKind) {
-        if self.flows[f as usize].gen == g {
-            self.with_endpoint(f, side as usize, |e, cfg, io| e.on_timer(cfg, kind, io));
+    pub(super) fn tcp_timer(&mut self, f: u32, g: u16, timer: u8) {
+        if self.flows[f as usize].gen as u16 == g {
+            let kind = if timer & 1 == 0 { TimerKind::Retransmit } else { TimerKind::DelayedAck };
+            self.with_endpoint(f, (timer >> 1) as usize, |e, cfg, io| e.on_timer(cfg, kind, io));
         }
     }
 
@@ -483,4 +484,9 @@ impl Simulation<'_> {
             }
         }
     }
+}
+
+/// Packs an endpoint and a timer kind into the byte a timer event carries.
+pub(super) fn timer_code(side: u8, kind: TimerKind) -> u8 {
+    side << 1 | matches!(kind, TimerKind::DelayedAck) as u8
 }

@@ -151,14 +151,14 @@ impl Simulation<'_> {
         if let Some(&(next, _)) = link.in_flight.front() {
             self.events.schedule(next, Event::Arrival(l));
         }
-        self.forward(p);
+        let node = link.to;
+        self.forward(p, node);
     }
 
     /// A packet reached the far end of a link: a DelayBox there may hold it; otherwise it goes on.
-    fn forward(&mut self, p: PacketId) {
+    fn forward(&mut self, p: PacketId, node: u32) {
         let pkt = self.packets.get_mut(p);
         pkt.hop += 1;
-        let node = self.model.links[self.model.routes[pkt.route as usize][pkt.hop as usize - 1] as usize].to;
         if self.delay_nodes[node as usize] {
             if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder) {
                 self.events.schedule(self.now + d, Event::Release(p));

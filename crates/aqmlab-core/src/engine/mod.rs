@@ -11,6 +11,8 @@ mod flows;
 mod links;
 mod results;
 
+const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see Event)");
+
 use crate::metrics::response::{PairColumns, ResponseHistogram};
 use crate::metrics::{CwndTrace, LinkMetrics, QueueSamples};
 use crate::net::loss::LossModel;
@@ -24,6 +26,10 @@ use std::collections::VecDeque;
 
 pub use crate::metrics::RunResult;
 
+/// Eight bytes, so a queue entry with its time is sixteen: the event queue moves entries around and its
+/// speed depends on their size. Timer events carry the low 16 bits of their flow slot's generation
+/// (a slot is not reused 65 536 times within one timer's lifetime, and the timers check their own
+/// deadlines besides).
 #[derive(Clone, Copy, Debug)]
 enum Event {
     /// Link `l`'s wire is free and a packet waits.
@@ -32,17 +38,17 @@ enum Event {
     Arrival(u32),
     /// Periodic update of link `l`'s queue discipline.
     QueueTimer(u32),
-    /// A TCP timer of flow slot `f` (generation `g`), endpoint `side`.
+    /// A TCP timer of flow slot `f` (generation `g`): endpoint `timer >> 1`, kind `timer & 1`
+    /// (see [`flows::timer_code`]).
     Tcp {
         f: u32,
-        g: u32,
-        side: u8,
-        kind: TimerKind,
+        g: u16,
+        timer: u8,
     },
     /// The application timer of flow slot `f` (generation `g`).
     App {
         f: u32,
-        g: u32,
+        g: u16,
     },
     /// A packet held by a DelayBox continues on its route.
     Release(PacketId),
@@ -55,6 +61,8 @@ enum Event {
 }
 
 struct Link {
+    /// The node at the far end.
+    to: u32,
     queue: Box<dyn crate::aqm::QueueDisc>,
     info: crate::aqm::LinkInfo,
     loss: Option<LossModel>,
@@ -117,6 +125,7 @@ impl<'s> Simulation<'s> {
             .links
             .iter()
             .map(|l| Link {
+                to: l.to,
                 queue: l.queue.build(l.info),
                 info: l.info,
                 loss: l
@@ -231,7 +240,7 @@ impl<'s> Simulation<'s> {
             Event::TxDone(l) => self.tx_done(l),
             Event::Arrival(l) => self.arrival(l),
             Event::QueueTimer(l) => self.queue_timer(l),
-            Event::Tcp { f, g, side, kind } => self.tcp_timer(f, g, side, kind),
+            Event::Tcp { f, g, timer } => self.tcp_timer(f, g, timer),
             Event::App { f, g } => self.app_timer(f, g),
             Event::Release(p) => self.route_onward(p),
             Event::FlowStart(f) => self.flow_start(f),
