@@ -19,8 +19,9 @@
 //! overflows the virtual queue in mark mode and the real buffer, ns-2 sets CE and then drops it; here it
 //! is only reported as an overflow drop.
 
+use super::check::ensure;
 use super::fifo::Fifo;
-use super::{buffer_limit, ensure, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::to_secs;
 use crate::sim::Time;

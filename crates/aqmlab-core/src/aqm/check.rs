@@ -2,62 +2,43 @@
 
 type Check = Result<(), (String, String)>;
 
-fn fail(field: &str, expected: &str) -> Check {
-    Err((field.into(), expected.into()))
+/// `ok`, or the error naming `field` and what was `expected`.
+pub fn ensure(ok: bool, field: &str, expected: &str) -> Check {
+    if ok {
+        Ok(())
+    } else {
+        Err((field.into(), expected.into()))
+    }
 }
 
 /// A finite duration in seconds, strictly positive.
 pub fn positive_secs(field: &str, v: f64) -> Check {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        fail(field, "a positive duration in seconds")
-    }
+    ensure(v.is_finite() && v > 0.0, field, "a positive duration in seconds")
 }
 
 /// A finite duration in seconds, zero allowed.
 pub fn nonnegative_secs(field: &str, v: f64) -> Check {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        fail(field, "a duration in seconds, zero or more")
-    }
+    ensure(v.is_finite() && v >= 0.0, field, "a duration in seconds, zero or more")
 }
 
 /// A probability in [0, 1].
 pub fn probability(field: &str, v: f64) -> Check {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        fail(field, "a probability in [0, 1]")
-    }
+    ensure((0.0..=1.0).contains(&v), field, "a probability in [0, 1]")
 }
 
 /// A finite number above zero.
 pub fn positive(field: &str, v: f64) -> Check {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        fail(field, "a finite number above zero")
-    }
+    ensure(v.is_finite() && v > 0.0, field, "a finite number above zero")
 }
 
 /// A finite number, zero or more.
 pub fn nonnegative(field: &str, v: f64) -> Check {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        fail(field, "a finite number, zero or more")
-    }
+    ensure(v.is_finite() && v >= 0.0, field, "a finite number, zero or more")
 }
 
 /// A count or size of at least 1.
 pub fn at_least_one(field: &str, v: u32) -> Check {
-    if v >= 1 {
-        Ok(())
-    } else {
-        fail(field, "an integer of at least 1")
-    }
+    ensure(v >= 1, field, "an integer of at least 1")
 }
 
 #[cfg(test)]

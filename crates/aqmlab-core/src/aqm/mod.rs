@@ -16,7 +16,7 @@
 pub mod an_aqm;
 pub mod avq;
 pub mod blue;
-mod check;
+pub(crate) mod check;
 pub mod codel;
 pub mod droptail;
 pub mod fifo;
@@ -133,15 +133,6 @@ pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
         limit as u64 * mean_pktsize as u64
     } else {
         limit as u64
-    }
-}
-
-/// Parameter check for `validate()`: `Err((field, expected))` unless `ok`.
-pub(crate) fn ensure(ok: bool, field: &str, expected: &str) -> Result<(), (String, String)> {
-    if ok {
-        Ok(())
-    } else {
-        Err((field.into(), expected.into()))
     }
 }
 

@@ -14,8 +14,9 @@
 //! - ECN (`setbit_`): a selected ECT packet is always marked, never early-dropped; a selected non-ECT
 //!   packet is dropped (`NotEct`).
 
+use super::check::ensure;
 use super::fifo::Fifo;
-use super::{buffer_limit, byte_scaled, ensure, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, byte_scaled, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::secs;
 use crate::sim::Time;

@@ -29,8 +29,9 @@
 //! (ns-2 runs it, may set CE or reset the count, then drops the packet anyway: same outcome, one fewer
 //! random draw). The idle decay uses `powi` instead of ns-2's multiplication loop (equal up to rounding).
 
+use super::check::ensure;
 use super::fifo::Fifo;
-use super::{buffer_limit, byte_scaled, ensure, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, byte_scaled, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::to_secs;
 use crate::sim::Time;

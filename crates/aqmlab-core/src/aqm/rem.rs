@@ -16,8 +16,9 @@
 //! - Mark mode (`ecn`, ns-2 `markpkts_`): no early test at arrival; each departing packet is marked with
 //!   probability `prob` if it is ECT. Non-ECT packets are never early-dropped (nor marked).
 
+use super::check::ensure;
 use super::fifo::Fifo;
-use super::{buffer_limit, byte_scaled, ensure, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, byte_scaled, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::secs;
 use crate::sim::Time;
