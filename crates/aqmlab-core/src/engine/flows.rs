@@ -402,7 +402,7 @@ impl Simulation<'_> {
         for (kind, t) in self.tcp_timers.drain(..) {
             self.events.schedule(t, Event::Tcp { f, g: g as u16, timer: timer_code(side, kind) });
         }
-        if self.model.trace_cwnd.contains(&f) && flow.generator.is_none() {
+        if self.traced.get(f as usize).copied().unwrap_or(false) {
             if let FlowState::Tcp(c) = &flow.state {
                 let e = &c.ends[0];
                 self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats.timeouts);

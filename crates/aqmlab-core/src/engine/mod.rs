@@ -110,6 +110,8 @@ pub struct Simulation<'s> {
     sink: Option<RecordSink<'s>>,
     samples: QueueSamples,
     cwnd_trace: CwndTrace,
+    /// Per static flow slot (never reused): whether its window is traced. Checked on every TCP event.
+    traced: Vec<bool>,
     event_count: u64,
     // Scratch buffers reused by every event.
     actions: Vec<crate::aqm::QueueAction>,
@@ -179,6 +181,7 @@ impl<'s> Simulation<'s> {
             sink,
             samples: QueueSamples::default(),
             cwnd_trace: CwndTrace::default(),
+            traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
             event_count: 0,
             actions: Vec::new(),
             tcp_out: Vec::new(),
