@@ -83,6 +83,18 @@ impl QueueDisc for DropTail {
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes()
     }
+
+    fn idle_bypass_max_size(&self) -> u32 {
+        match (self.cfg.bytes, self.cfg.drop_front) {
+            // An empty byte-mode queue accepts `size < limit * mean_pktsize`.
+            (true, _) => (self.cfg.limit as u64 * self.cfg.mean_pktsize as u64)
+                .saturating_sub(1)
+                .min(u32::MAX as u64) as u32,
+            (false, _) if self.cfg.limit >= 2 => u32::MAX,
+            // With `limit = 1` every arrival overflows.
+            _ => 0,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -117,6 +129,22 @@ mod tests {
         assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_some());
         assert!(h.arrive(&mut q, 499, Ecn::NotEct).is_none());
         assert_eq!(q.len_bytes(), 2999);
+    }
+
+    #[test]
+    fn idle_bypass_admits_exactly_what_an_empty_queue_accepts() {
+        let mut h = Harness::new(10_000_000, 0);
+        let bytes = Config { limit: 3, bytes: true, mean_pktsize: 1000, ..Default::default() };
+        let q = DropTail::new(bytes.clone(), h.link);
+        assert_eq!(q.idle_bypass_max_size(), 2999);
+        let mut empty = DropTail::new(bytes, h.link);
+        assert!(h.arrive(&mut empty, 2999, Ecn::NotEct).is_none());
+        assert!(h.arrive(&mut DropTail::new(q.cfg.clone(), h.link), 3000, Ecn::NotEct).is_some());
+        let one = DropTail::new(Config { limit: 1, ..Default::default() }, h.link);
+        assert_eq!(one.idle_bypass_max_size(), 0);
+        assert!(h.arrive(&mut DropTail::new(one.cfg.clone(), h.link), 40, Ecn::NotEct).is_some());
+        let two = DropTail::new(Config { limit: 2, ..Default::default() }, h.link);
+        assert_eq!(two.idle_bypass_max_size(), u32::MAX);
     }
 
     #[test]

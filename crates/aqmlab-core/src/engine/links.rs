@@ -37,6 +37,12 @@ impl Simulation<'_> {
             }
         }
         let wire_free = self.now >= link.busy_until && !link.tx_pending;
+        // A free wire means an empty queue: `start_tx` keeps a `TxDone` pending while packets wait.
+        if wire_free && self.packets.get(pkt).size <= link.idle_bypass_max_size {
+            debug_assert_eq!(link.queue.len_packets(), 0);
+            self.transmit(l, pkt);
+            return;
+        }
         if wire_free && link.idle_unreported {
             // The link went idle at `busy_until`: let the discipline see that instant first.
             link.idle_unreported = false;
@@ -82,24 +88,29 @@ impl Simulation<'_> {
         self.with_queue(l, at, |q, env| q.dequeue(env))
     }
 
+    /// Puts packet `p` on link `l`'s free wire.
+    fn transmit(&mut self, l: u32, p: PacketId) {
+        let link = &mut self.links[l as usize];
+        let pk = self.packets.get(p);
+        if self.measuring {
+            let c = &mut link.metrics.by_class[pk.class as usize];
+            c.departures += 1;
+            c.departure_bytes += pk.size as u64;
+        }
+        link.metrics.forwards += 1;
+        link.busy_until = self.now + time::tx_time(pk.size, link.info.rate_bps);
+        let arrives = link.busy_until + link.info.delay;
+        link.in_flight.push_back((arrives, p));
+        if link.in_flight.len() == 1 {
+            self.events.schedule(arrives, Event::Arrival(l));
+        }
+    }
+
     /// The wire is free now: put the next waiting packet on it, if any.
     fn start_tx(&mut self, l: u32) {
-        let next = self.dequeue(l, self.now);
-        let link = &mut self.links[l as usize];
-        if let Some(p) = next {
-            let pk = self.packets.get(p);
-            if self.measuring {
-                let c = &mut link.metrics.by_class[pk.class as usize];
-                c.departures += 1;
-                c.departure_bytes += pk.size as u64;
-            }
-            link.metrics.forwards += 1;
-            link.busy_until = self.now + time::tx_time(pk.size, link.info.rate_bps);
-            let arrives = link.busy_until + link.info.delay;
-            link.in_flight.push_back((arrives, p));
-            if link.in_flight.len() == 1 {
-                self.events.schedule(arrives, Event::Arrival(l));
-            }
+        if let Some(p) = self.dequeue(l, self.now) {
+            self.transmit(l, p);
+            let link = &mut self.links[l as usize];
             if link.queue.len_packets() > 0 {
                 link.tx_pending = true;
                 self.events.schedule(link.busy_until, Event::TxDone(l));
@@ -111,10 +122,15 @@ impl Simulation<'_> {
     }
 
     /// Counts and frees the packets a discipline dropped, and counts its marks.
+    #[inline]
     fn settle_actions(&mut self, l: u32) {
-        if self.actions.is_empty() {
-            return;
+        if !self.actions.is_empty() {
+            self.settle_pending_actions(l);
         }
+    }
+
+    #[inline(never)]
+    fn settle_pending_actions(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
         for a in self.actions.drain(..) {
             match a {
@@ -136,8 +152,8 @@ impl Simulation<'_> {
 
     fn record_queue(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        link.metrics.q_pkts.set(self.now, link.queue.len_packets() as f64);
-        link.metrics.q_bytes.set(self.now, link.queue.len_bytes() as f64);
+        link.metrics.q_pkts.set(self.now, link.queue.len_packets() as u64);
+        link.metrics.q_bytes.set(self.now, link.queue.len_bytes());
     }
 
     pub(super) fn tx_done(&mut self, l: u32) {

@@ -64,6 +64,8 @@ struct Link {
     /// The node at the far end.
     to: u32,
     queue: Box<dyn crate::aqm::QueueDisc>,
+    /// Packets up to this size skip the queue when the wire is free (see `idle_bypass_max_size`).
+    idle_bypass_max_size: u32,
     info: crate::aqm::LinkInfo,
     loss: Option<LossModel>,
     /// The wire is busy transmitting until this time.
@@ -126,20 +128,23 @@ impl<'s> Simulation<'s> {
         let links = model
             .links
             .iter()
-            .map(|l| Link {
-                to: l.to,
-                queue: l.queue.build(l.info),
-                info: l.info,
-                loss: l
-                    .loss
-                    .as_ref()
-                    .map(|spec| LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))),
-                busy_until: 0,
-                tx_pending: false,
-                idle_unreported: false,
-                in_flight: VecDeque::new(),
-                rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
-                metrics: LinkMetrics::new(classes),
+            .map(|l| {
+                let queue = l.queue.build(l.info);
+                Link {
+                    to: l.to,
+                    idle_bypass_max_size: queue.idle_bypass_max_size(),
+                    queue,
+                    info: l.info,
+                    loss: l.loss.as_ref().map(|spec| {
+                        LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))
+                    }),
+                    busy_until: 0,
+                    tx_pending: false,
+                    idle_unreported: false,
+                    in_flight: VecDeque::new(),
+                    rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
+                    metrics: LinkMetrics::new(classes),
+                }
             })
             .collect();
         let mut delay_nodes = vec![false; model.nodes.len()];
@@ -209,11 +214,7 @@ impl<'s> Simulation<'s> {
         let report_every = (end / 200).max(1);
         let mut next_report = report_every;
         let mut ended_by = "duration";
-        while let Some(t) = self.events.peek_time() {
-            if t > end {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(end) {
             self.now = t;
             self.event_count += 1;
             self.handle(ev);
@@ -287,8 +288,8 @@ impl<'s> Simulation<'s> {
     fn warmup_end(&mut self) {
         self.measuring = true;
         for l in &mut self.links {
-            l.metrics.q_pkts.set(self.now, l.queue.len_packets() as f64);
-            l.metrics.q_bytes.set(self.now, l.queue.len_bytes() as f64);
+            l.metrics.q_pkts.set(self.now, l.queue.len_packets() as u64);
+            l.metrics.q_bytes.set(self.now, l.queue.len_bytes());
             l.metrics.q_pkts.restart(self.now);
             l.metrics.q_bytes.restart(self.now);
         }

@@ -10,48 +10,60 @@ use crate::aqm::DropReason;
 use crate::sim::{time, Time};
 use serde::Serialize;
 
-/// Exact time average (and second moment) of a piecewise-constant signal such as a queue length.
+/// Exact time average (and second moment) of a piecewise-constant integer signal such as a queue
+/// length. The integrals are kept in integers, so they do not depend on how often the signal is
+/// reported: setting an unchanged value is a no-op, which the links rely on (they report after every
+/// queue operation).
 #[derive(Clone, Debug, Default)]
 pub struct TimeWeighted {
-    value: f64,
+    value: u64,
     last: Time,
     start: Time,
-    area: f64,
-    area2: f64,
-    max: f64,
+    /// ∫ value dt and ∫ value² dt in value·ns.
+    area: u128,
+    area2: u128,
+    max: u64,
 }
 
 impl TimeWeighted {
     /// The signal changes to `v` at `now`.
-    pub fn set(&mut self, now: Time, v: f64) {
-        let dt = (now - self.last) as f64;
-        self.area += self.value * dt;
-        self.area2 += self.value * self.value * dt;
+    #[inline]
+    pub fn set(&mut self, now: Time, v: u64) {
+        if v != self.value {
+            self.advance(now);
+            self.value = v;
+            self.max = self.max.max(v);
+        }
+    }
+
+    fn advance(&mut self, now: Time) {
+        let dt = (now - self.last) as u128;
+        let v = self.value as u128;
+        self.area += v * dt;
+        self.area2 += v * v * dt;
         self.last = now;
-        self.value = v;
-        self.max = self.max.max(v);
     }
 
     /// Forgets everything before `now` (the end of the warm-up).
     pub fn restart(&mut self, now: Time) {
-        self.set(now, self.value);
+        self.last = now;
         self.start = now;
-        self.area = 0.0;
-        self.area2 = 0.0;
+        self.area = 0;
+        self.area2 = 0;
         self.max = self.value;
     }
 
     /// (mean, standard deviation, max) over [restart time, now].
     pub fn stats(&self, now: Time) -> (f64, f64, f64) {
         let mut s = self.clone();
-        s.set(now, self.value);
+        s.advance(now);
         let span = (now - s.start) as f64;
         if span <= 0.0 {
-            return (s.value, 0.0, s.value);
+            return (s.value as f64, 0.0, s.value as f64);
         }
-        let mean = s.area / span;
-        let var = (s.area2 / span - mean * mean).max(0.0);
-        (mean, var.sqrt(), s.max)
+        let mean = s.area as f64 / span;
+        let var = (s.area2 as f64 / span - mean * mean).max(0.0);
+        (mean, var.sqrt(), s.max as f64)
     }
 }
 
@@ -320,15 +332,15 @@ mod tests {
     fn time_weighted_mean_and_std_of_a_square_wave() {
         // 0 for 1 s, 2 for 1 s, 0 for 2 s: mean 0.5, E[x²] = 1, std = sqrt(1 - 0.25).
         let mut tw = TimeWeighted::default();
-        tw.set(1_000_000_000, 2.0);
-        tw.set(2_000_000_000, 0.0);
+        tw.set(1_000_000_000, 2);
+        tw.set(2_000_000_000, 0);
         let (m, s, max) = tw.stats(4_000_000_000);
         assert!((m - 0.5).abs() < 1e-12);
         assert!((s - 0.75f64.sqrt()).abs() < 1e-12);
         assert_eq!(max, 2.0);
         // After a restart only later values count.
         tw.restart(4_000_000_000);
-        tw.set(5_000_000_000, 4.0);
+        tw.set(5_000_000_000, 4);
         let (m, _, _) = tw.stats(6_000_000_000);
         assert!((m - 2.0).abs() < 1e-12);
     }

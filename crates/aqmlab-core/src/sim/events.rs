@@ -1,91 +1,179 @@
-//! The event queue: a radix heap keyed by integer time, with first-in-first-out order among events
-//! scheduled for the same nanosecond.
+//! The event queue: a radix heap with 8-bit digits keyed by integer time, with first-in-first-out
+//! order among events scheduled for the same nanosecond.
 //!
 //! Simulated time never goes backwards, so the queue only ever pops keys at or after the last one it
-//! popped (`last`). An event goes into bucket `b = bits(key XOR last)`: bucket 0 holds events due
-//! exactly at `last`, bucket b > 0 those whose key first differs from `last` at bit b − 1. Popping takes
-//! bucket 0 in order; when it is empty, the lowest non-empty bucket is emptied into lower buckets around
-//! its minimum. Moves are stable and equal keys always share a bucket, so events with the same time come
-//! out in the order they were scheduled — the same order as a heap on (time, sequence number), at O(1)
-//! per push and amortised O(log range) per pop. This is the hottest structure in the simulator.
+//! popped (`last`). An event's key is compared with `last` digit by digit (8 bits each, most significant
+//! first): it goes to level `d`, the highest digit where the two differ, in slot `digit_d(key)`, at the
+//! back of that slot's list. The earliest event is in the lowest occupied slot of the lowest occupied
+//! level. That slot is popped from directly when it holds one event, or when it is at level 0 (whose
+//! slots each hold a single time); otherwise its events are first spread over lower levels around their
+//! minimum key. Moves keep list order and equal keys always share a slot, so events with the same time
+//! come out in the order they were scheduled — the same order as a heap on (time, sequence number).
+//!
+//! Popping sets `last` to the popped key. That keeps every other event where it belongs: they all share
+//! the popped key's digits above their level and have a larger digit at it. Most events in a network
+//! simulation are alone in their slot when they come due, so most are never moved at all. Events live
+//! in one pool, linked into their slot's list, so the queue is a few small arrays. This is the hottest
+//! structure in the simulator.
 
 use super::time::Time;
 
+const DIGIT_BITS: u32 = 8;
+const SLOTS: usize = 1 << DIGIT_BITS;
+const LEVELS: usize = (Time::BITS / DIGIT_BITS) as usize;
+const WORDS: usize = SLOTS / 64;
+/// End of a list.
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Node<E> {
+    at: Time,
+    event: E,
+    /// The next node in the same slot's list, or in the free list.
+    next: u32,
+}
+
 pub struct EventQueue<E> {
-    buckets: Vec<Vec<(Time, E)>>,
-    /// Next unread position in bucket 0 (popped from the front without shifting).
-    head: usize,
-    /// Bit b set when bucket b is non-empty (bucket 0 counts only unread entries).
-    occupied: u128,
+    nodes: Vec<Node<E>>,
+    free: u32,
+    /// First and last node of each slot's list, indexed `level * SLOTS + digit`.
+    head: Box<[u32]>,
+    tail: Box<[u32]>,
+    /// Per level, bit `s` set when slot `s` is non-empty.
+    occupied: [[u64; WORDS]; LEVELS],
+    /// Bit `d` set when level `d` has an occupied slot.
+    levels: u16,
     last: Time,
     len: usize,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { buckets: (0..65).map(|_| Vec::new()).collect(), head: 0, occupied: 0, last: 0, len: 0 }
+        EventQueue {
+            nodes: Vec::new(),
+            free: NIL,
+            head: vec![NIL; LEVELS * SLOTS].into(),
+            tail: vec![NIL; LEVELS * SLOTS].into(),
+            occupied: [[0; WORDS]; LEVELS],
+            levels: 0,
+            last: 0,
+            len: 0,
+        }
     }
 }
 
-fn bucket_of(key: Time, last: Time) -> usize {
-    (64 - (key ^ last).leading_zeros()) as usize
+/// The slot index (`level * SLOTS + digit`) of `key` relative to `last`.
+fn slot_of(key: Time, last: Time) -> usize {
+    let level = (Time::BITS - 1 - (key ^ last | 1).leading_zeros()) / DIGIT_BITS;
+    let digit = (key >> (level * DIGIT_BITS)) as usize & (SLOTS - 1);
+    level as usize * SLOTS + digit
 }
 
 impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at`, which must not be earlier than the last popped time.
     pub fn schedule(&mut self, at: Time, event: E) {
         assert!(at >= self.last, "event scheduled in the past ({at} < {})", self.last);
-        let b = bucket_of(at, self.last);
-        self.buckets[b].push((at, event));
-        self.occupied |= 1 << b;
+        let node = Node { at, event, next: NIL };
+        let n = if self.free == NIL {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        } else {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        };
+        self.append(slot_of(at, self.last), n);
         self.len += 1;
+    }
+
+    /// Links node `n` (whose `next` is `NIL`) at the back of slot `i`.
+    fn append(&mut self, i: usize, n: u32) {
+        if self.head[i] == NIL {
+            self.head[i] = n;
+            let (level, digit) = (i / SLOTS, i % SLOTS);
+            self.occupied[level][digit / 64] |= 1 << (digit % 64);
+            self.levels |= 1 << level;
+        } else {
+            self.nodes[self.tail[i] as usize].next = n;
+        }
+        self.tail[i] = n;
+    }
+
+    fn mark_empty(&mut self, i: usize) {
+        let (level, digit) = (i / SLOTS, i % SLOTS);
+        let words = &mut self.occupied[level];
+        words[digit / 64] &= !(1 << (digit % 64));
+        if words.iter().all(|&w| w == 0) {
+            self.levels &= !(1 << level);
+        }
+    }
+
+    /// The slot holding the earliest event, ready to pop from.
+    fn front(&mut self) -> Option<usize> {
+        loop {
+            if self.levels == 0 {
+                return None;
+            }
+            let level = self.levels.trailing_zeros() as usize;
+            let words = &self.occupied[level];
+            let w = words.iter().position(|&w| w != 0).expect("occupied level has a slot");
+            let i = level * SLOTS + w * 64 + words[w].trailing_zeros() as usize;
+            if level == 0 || self.nodes[self.head[i] as usize].next == NIL {
+                return Some(i);
+            }
+            self.spread(i);
+        }
+    }
+
+    /// Moves slot `i`'s events to lower levels, around their minimum key.
+    fn spread(&mut self, i: usize) {
+        let first = self.head[i];
+        self.head[i] = NIL;
+        self.mark_empty(i);
+        let mut n = first;
+        let mut min = Time::MAX;
+        while n != NIL {
+            let node = &self.nodes[n as usize];
+            min = min.min(node.at);
+            n = node.next;
+        }
+        self.last = min;
+        let mut n = first;
+        while n != NIL {
+            let node = &mut self.nodes[n as usize];
+            let next = node.next;
+            node.next = NIL;
+            let j = slot_of(node.at, min);
+            debug_assert!(j / SLOTS < i / SLOTS);
+            self.append(j, n);
+            n = next;
+        }
     }
 
     /// Removes and returns the earliest event (the earliest scheduled among equal times).
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if self.occupied & 1 == 0 {
-            self.refill()?;
-        }
-        let b0 = &mut self.buckets[0];
-        let item = b0[self.head];
-        self.head += 1;
-        if self.head == b0.len() {
-            b0.clear();
-            self.head = 0;
-            self.occupied &= !1;
-        }
-        self.len -= 1;
-        Some(item)
+        self.pop_until(Time::MAX)
     }
 
-    /// Moves the lowest non-empty bucket's events down around its minimum key.
-    fn refill(&mut self) -> Option<()> {
-        if self.occupied == 0 {
+    /// Removes and returns the earliest event if it is due at or before `limit`.
+    #[inline]
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        let i = self.front()?;
+        let n = self.head[i];
+        let node = self.nodes[n as usize];
+        if node.at > limit {
             return None;
         }
-        let b = self.occupied.trailing_zeros() as usize;
-        let items = std::mem::take(&mut self.buckets[b]);
-        self.occupied &= !(1 << b);
-        self.last = items.iter().map(|&(t, _)| t).min().expect("occupied bucket is non-empty");
-        for &(t, e) in &items {
-            let nb = bucket_of(t, self.last);
-            debug_assert!(nb < b);
-            self.buckets[nb].push((t, e));
-            self.occupied |= 1 << nb;
+        self.head[i] = node.next;
+        if node.next == NIL {
+            self.mark_empty(i);
         }
-        // Give the emptied vector's allocation back to the bucket for reuse.
-        let mut items = items;
-        items.clear();
-        self.buckets[b] = items;
-        Some(())
-    }
-
-    /// Time of the earliest event.
-    pub fn peek_time(&mut self) -> Option<Time> {
-        if self.occupied & 1 == 0 {
-            self.refill()?;
-        }
-        Some(self.buckets[0][self.head].0)
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.last = node.at;
+        self.len -= 1;
+        Some((node.at, node.event))
     }
 
     pub fn len(&self) -> usize {
