@@ -1,8 +1,9 @@
 //! Links: queueing, transmission and propagation, and the DelayBoxes at nodes.
 //!
 //! A link direction transmits one packet at a time; the packet on the wire is not in the queue (ns-2's
-//! convention). A packet taken off the queue goes straight into the link's in-flight FIFO with its
-//! arrival time (end of transmission + propagation); only the FIFO's head has an `Arrival` event. A
+//! convention). A packet taken off the queue goes straight into the link's in-flight list (linked
+//! through the packets) with its arrival time (end of transmission + propagation); only the list's
+//! head has an `Arrival` event. A
 //! `TxDone` event is scheduled only when another packet is waiting to follow: when the queue is empty the
 //! link just records when the wire becomes free, and the discipline is told the link went idle (a
 //! `dequeue` returning `None`, at that time) when the next packet arrives. Most links in a network are
@@ -11,35 +12,44 @@
 
 use super::{Event, Simulation};
 use crate::aqm::{QueueAction, QueueDisc, QueueEnv};
+use crate::metrics::ClassCounters;
+use crate::net::packet::NO_PACKET;
 use crate::net::PacketId;
 use crate::sim::{time, Time};
 
 impl Simulation<'_> {
+    /// The window counters of link `l` for traffic class `class`.
+    fn counters(&mut self, l: u32, class: u16) -> &mut ClassCounters {
+        &mut self.link_counters[l as usize * self.class_count + class as usize]
+    }
+
     /// Offers a packet to link `l`'s queue and starts transmitting if the wire is free.
     pub(super) fn enqueue(&mut self, l: u32, pkt: PacketId) {
-        let link = &mut self.links[l as usize];
+        let (class, size, payload) = {
+            let p = self.packets.get(pkt);
+            (p.class, p.size, p.payload)
+        };
         if self.measuring {
-            let p = self.packets.get(pkt);
-            let c = &mut link.metrics.by_class[p.class as usize];
+            let c = self.counters(l, class);
             c.arrivals += 1;
-            c.arrival_bytes += p.size as u64;
+            c.arrival_bytes += size as u64;
         }
-        if let Some(loss) = &mut link.loss {
-            let p = self.packets.get(pkt);
-            if loss.lose(p.payload) {
+        if let Some(loss) = &mut self.queues[l as usize].loss {
+            if loss.lose(payload) {
                 if self.measuring {
-                    let c = &mut link.metrics.by_class[p.class as usize];
+                    let c = self.counters(l, class);
                     c.drops_error += 1;
-                    c.drop_bytes += p.size as u64;
+                    c.drop_bytes += size as u64;
                 }
                 self.packets.free(pkt);
                 return;
             }
         }
+        let link = &mut self.links[l as usize];
         let wire_free = self.now >= link.busy_until && !link.tx_pending;
         // A free wire means an empty queue: `start_tx` keeps a `TxDone` pending while packets wait.
-        if wire_free && self.packets.get(pkt).size <= link.idle_bypass_max_size {
-            debug_assert_eq!(link.queue.len_packets(), 0);
+        if wire_free && size <= link.idle_bypass_max_size {
+            debug_assert_eq!(self.queues[l as usize].disc.len_packets(), 0);
             self.transmit(l, pkt);
             return;
         }
@@ -51,10 +61,10 @@ impl Simulation<'_> {
             debug_assert!(idle.is_none(), "a packet waited while the link was idle");
         }
         self.with_queue(l, self.now, |q, env| q.enqueue(pkt, env));
-        let link = &mut self.links[l as usize];
         if wire_free {
             self.start_tx(l);
         } else {
+            let link = &mut self.links[l as usize];
             if !link.tx_pending {
                 link.tx_pending = true;
                 self.events.schedule(link.busy_until, Event::TxDone(l));
@@ -70,15 +80,15 @@ impl Simulation<'_> {
         at: Time,
         call: impl FnOnce(&mut dyn QueueDisc, &mut QueueEnv) -> R,
     ) -> R {
-        let link = &mut self.links[l as usize];
+        let queue = &mut self.queues[l as usize];
         let mut env = QueueEnv {
             now: at,
-            link: link.info,
+            link: self.links[l as usize].info,
             packets: &mut self.packets,
-            rng: &mut link.rng,
+            rng: &mut queue.rng,
             actions: &mut self.actions,
         };
-        let out = call(link.queue.as_mut(), &mut env);
+        let out = call(queue.disc.as_mut(), &mut env);
         self.settle_actions(l);
         out
     }
@@ -90,28 +100,38 @@ impl Simulation<'_> {
 
     /// Puts packet `p` on link `l`'s free wire.
     fn transmit(&mut self, l: u32, p: PacketId) {
-        let link = &mut self.links[l as usize];
-        let pk = self.packets.get(p);
+        let (class, size) = {
+            let pk = self.packets.get(p);
+            (pk.class, pk.size)
+        };
         if self.measuring {
-            let c = &mut link.metrics.by_class[pk.class as usize];
+            let c = self.counters(l, class);
             c.departures += 1;
-            c.departure_bytes += pk.size as u64;
+            c.departure_bytes += size as u64;
         }
-        link.metrics.forwards += 1;
-        link.busy_until = self.now + time::tx_time(pk.size, link.info.rate_bps);
+        let link = &mut self.links[l as usize];
+        link.forwards += 1;
+        link.busy_until = self.now + time::tx_time(size, link.info.rate_bps);
         let arrives = link.busy_until + link.info.delay;
-        link.in_flight.push_back((arrives, p));
-        if link.in_flight.len() == 1 {
+        let pk = self.packets.get_mut(p);
+        pk.arrives_at = arrives;
+        pk.next_on_link = NO_PACKET;
+        if link.last_in_flight == NO_PACKET {
+            link.first_in_flight = p;
             self.events.schedule(arrives, Event::Arrival(l));
+        } else {
+            self.packets.get_mut(link.last_in_flight).next_on_link = p;
         }
+        link.last_in_flight = p;
     }
 
     /// The wire is free now: put the next waiting packet on it, if any.
     fn start_tx(&mut self, l: u32) {
         if let Some(p) = self.dequeue(l, self.now) {
             self.transmit(l, p);
+            let waiting = self.queues[l as usize].disc.len_packets() > 0;
             let link = &mut self.links[l as usize];
-            if link.queue.len_packets() > 0 {
+            if waiting {
                 link.tx_pending = true;
                 self.events.schedule(link.busy_until, Event::TxDone(l));
             } else {
@@ -131,29 +151,31 @@ impl Simulation<'_> {
 
     #[inline(never)]
     fn settle_pending_actions(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        for a in self.actions.drain(..) {
+        let mut actions = std::mem::take(&mut self.actions);
+        for a in actions.drain(..) {
             match a {
                 QueueAction::Dropped(p, reason) => {
                     if self.measuring {
-                        let pk = self.packets.get(p);
-                        link.metrics.by_class[pk.class as usize].count_drop(reason, pk.size);
+                        let (class, size) = (self.packets.get(p).class, self.packets.get(p).size);
+                        self.counters(l, class).count_drop(reason, size);
                     }
                     self.packets.free(p);
                 }
                 QueueAction::Marked(p) => {
                     if self.measuring {
-                        link.metrics.by_class[self.packets.get(p).class as usize].marks += 1;
+                        let class = self.packets.get(p).class;
+                        self.counters(l, class).marks += 1;
                     }
                 }
             }
         }
+        self.actions = actions;
     }
 
     fn record_queue(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        link.metrics.q_pkts.set(self.now, link.queue.len_packets() as u64);
-        link.metrics.q_bytes.set(self.now, link.queue.len_bytes());
+        let q = &mut self.queues[l as usize];
+        q.metrics.q_pkts.set(self.now, q.disc.len_packets() as u64);
+        q.metrics.q_bytes.set(self.now, q.disc.len_bytes());
     }
 
     pub(super) fn tx_done(&mut self, l: u32) {
@@ -163,9 +185,14 @@ impl Simulation<'_> {
 
     pub(super) fn arrival(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (_, p) = link.in_flight.pop_front().expect("Arrival with nothing in flight");
-        if let Some(&(next, _)) = link.in_flight.front() {
-            self.events.schedule(next, Event::Arrival(l));
+        let p = link.first_in_flight;
+        debug_assert_ne!(p, NO_PACKET, "Arrival with nothing in flight");
+        let next = self.packets.get(p).next_on_link;
+        link.first_in_flight = next;
+        if next == NO_PACKET {
+            link.last_in_flight = NO_PACKET;
+        } else {
+            self.events.schedule(self.packets.get(next).arrives_at, Event::Arrival(l));
         }
         let node = link.to;
         self.forward(p, node);

@@ -14,15 +14,15 @@ mod results;
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see Event)");
 
 use crate::metrics::response::{PairColumns, ResponseHistogram};
-use crate::metrics::{CwndTrace, LinkMetrics, QueueSamples};
+use crate::metrics::{ClassCounters, CwndTrace, LinkMetrics, QueueSamples};
 use crate::net::loss::LossModel;
+use crate::net::packet::NO_PACKET;
 use crate::net::{PacketArena, PacketId};
 use crate::scenario::build::Model;
 use crate::sim::{rng, EventQueue, Rng, Time};
 use crate::tcp::endpoint::TimerKind;
 use crate::traffic::app::{AppCtx, PairRecord};
 use flows::{DelayBox, Flow, Generator};
-use std::collections::VecDeque;
 
 pub use crate::metrics::RunResult;
 
@@ -60,22 +60,32 @@ enum Event {
     WarmupEnd,
 }
 
+/// The wire of one link direction: everything a packet forward touches, kept in one cache line.
 struct Link {
-    /// The node at the far end.
-    to: u32,
-    queue: Box<dyn crate::aqm::QueueDisc>,
-    /// Packets up to this size skip the queue when the wire is free (see `idle_bypass_max_size`).
-    idle_bypass_max_size: u32,
-    info: crate::aqm::LinkInfo,
-    loss: Option<LossModel>,
     /// The wire is busy transmitting until this time.
     busy_until: Time,
+    info: crate::aqm::LinkInfo,
+    /// The node at the far end.
+    to: u32,
+    /// Packets up to this size skip the queue when the wire is free (see `idle_bypass_max_size`).
+    idle_bypass_max_size: u32,
+    /// Packets transmitted and not yet at the far end, oldest first, linked through
+    /// `Packet::next_on_link`. Only the first has an `Arrival` event.
+    first_in_flight: PacketId,
+    last_in_flight: PacketId,
     /// A `TxDone` event is scheduled for `busy_until`.
     tx_pending: bool,
     /// The queue emptied at the last transmission start and has not yet been asked for a packet at
     /// `busy_until`, the instant the link went idle.
     idle_unreported: bool,
-    in_flight: VecDeque<(Time, PacketId)>,
+    /// Packets put on the wire over the whole run (for the speed benchmark).
+    forwards: u64,
+}
+
+/// The queue of one link direction, its error model, and its queue-length integrals.
+struct LinkQueue {
+    disc: Box<dyn crate::aqm::QueueDisc>,
+    loss: Option<LossModel>,
     rng: Rng,
     metrics: LinkMetrics,
 }
@@ -95,6 +105,10 @@ pub struct Simulation<'s> {
     events: EventQueue<Event>,
     packets: PacketArena,
     links: Vec<Link>,
+    queues: Vec<LinkQueue>,
+    /// Per link and class (`l * class_count + class`): packet and byte counters in the window.
+    link_counters: Vec<ClassCounters>,
+    class_count: usize,
     /// Whether a node holds a DelayBox.
     delay_nodes: Vec<bool>,
     delayboxes: Vec<DelayBox>,
@@ -125,28 +139,31 @@ pub struct Simulation<'s> {
 impl<'s> Simulation<'s> {
     pub fn new(model: Model, sink: Option<RecordSink<'s>>) -> Self {
         let classes = model.classes.len();
-        let links = model
-            .links
-            .iter()
-            .map(|l| {
-                let queue = l.queue.build(l.info);
-                Link {
-                    to: l.to,
-                    idle_bypass_max_size: queue.idle_bypass_max_size(),
-                    queue,
-                    info: l.info,
-                    loss: l.loss.as_ref().map(|spec| {
-                        LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))
-                    }),
-                    busy_until: 0,
-                    tx_pending: false,
-                    idle_unreported: false,
-                    in_flight: VecDeque::new(),
-                    rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
-                    metrics: LinkMetrics::new(classes),
-                }
-            })
-            .collect();
+        let mut links = Vec::with_capacity(model.links.len());
+        let mut queues = Vec::with_capacity(model.links.len());
+        for l in &model.links {
+            let disc = l.queue.build(l.info);
+            links.push(Link {
+                busy_until: 0,
+                info: l.info,
+                to: l.to,
+                idle_bypass_max_size: disc.idle_bypass_max_size(),
+                first_in_flight: NO_PACKET,
+                last_in_flight: NO_PACKET,
+                tx_pending: false,
+                idle_unreported: false,
+                forwards: 0,
+            });
+            queues.push(LinkQueue {
+                disc,
+                loss: l
+                    .loss
+                    .as_ref()
+                    .map(|spec| LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))),
+                rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
+                metrics: LinkMetrics::default(),
+            });
+        }
         let mut delay_nodes = vec![false; model.nodes.len()];
         for d in &model.delayboxes {
             delay_nodes[d.node as usize] = true;
@@ -170,7 +187,10 @@ impl<'s> Simulation<'s> {
             now: 0,
             events: EventQueue::default(),
             packets: PacketArena::default(),
+            link_counters: vec![ClassCounters::default(); links.len() * classes.max(1)],
+            class_count: classes.max(1),
             links,
+            queues,
             delay_nodes,
             delayboxes,
             flows: Vec::new(),
@@ -195,8 +215,8 @@ impl<'s> Simulation<'s> {
             model,
         };
         sim.create_static_flows();
-        for (i, l) in sim.links.iter().enumerate() {
-            if let Some(t) = l.queue.first_timer() {
+        for (i, q) in sim.queues.iter().enumerate() {
+            if let Some(t) = q.disc.first_timer() {
                 sim.events.schedule(t, Event::QueueTimer(i as u32));
             }
         }
@@ -287,11 +307,11 @@ impl<'s> Simulation<'s> {
 
     fn warmup_end(&mut self) {
         self.measuring = true;
-        for l in &mut self.links {
-            l.metrics.q_pkts.set(self.now, l.queue.len_packets() as u64);
-            l.metrics.q_bytes.set(self.now, l.queue.len_bytes());
-            l.metrics.q_pkts.restart(self.now);
-            l.metrics.q_bytes.restart(self.now);
+        for q in &mut self.queues {
+            q.metrics.q_pkts.set(self.now, q.disc.len_packets() as u64);
+            q.metrics.q_bytes.set(self.now, q.disc.len_bytes());
+            q.metrics.q_pkts.restart(self.now);
+            q.metrics.q_bytes.restart(self.now);
         }
         self.snapshot_flows_at_warmup();
         if !self.model.sample_links.is_empty() {
@@ -302,7 +322,7 @@ impl<'s> Simulation<'s> {
     fn sample(&mut self) {
         let t = crate::sim::time::to_secs(self.now);
         for &l in &self.model.sample_links {
-            let q = &self.links[l as usize].queue;
+            let q = &self.queues[l as usize].disc;
             self.samples.link.push(l);
             self.samples.t.push(t);
             self.samples.q_pkts.push(q.len_packets() as u32);

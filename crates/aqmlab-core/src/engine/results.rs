@@ -23,10 +23,12 @@ impl Simulation<'_> {
         let mut links = Vec::new();
         let mut link_classes = Vec::new();
         let mut class_totals = vec![ClassCounters::default(); m.classes.len()];
-        for (i, (l, lm)) in self.links.iter().zip(&m.links).enumerate() {
-            let total = l.metrics.total();
-            let (q_mean, q_std, q_max) = l.metrics.q_pkts.stats(self.now);
-            let (qb_mean, qb_std, _) = l.metrics.q_bytes.stats(self.now);
+        let stride = self.class_count;
+        for (i, (q, lm)) in self.queues.iter().zip(&m.links).enumerate() {
+            let by_class = &self.link_counters[i * stride..(i + 1) * stride];
+            let total = ClassCounters::total(by_class);
+            let (q_mean, q_std, q_max) = q.metrics.q_pkts.stats(self.now);
+            let (qb_mean, qb_std, _) = q.metrics.q_bytes.stats(self.now);
             let samples =
                 self.samples.link.iter().zip(&self.samples.q_pkts).filter(|(&sl, _)| sl == i as u32);
             let (s_mean, s_std, s_n) = mean_std(samples.map(|(_, &q)| q as f64));
@@ -50,15 +52,15 @@ impl Simulation<'_> {
                 q_sample_mean_pkts: s_mean,
                 q_sample_std_pkts: s_std,
                 q_samples: s_n,
-                queue_state: l
-                    .queue
+                queue_state: q
+                    .disc
                     .state()
                     .iter()
                     .map(|(k, v)| format!("{k}={v:.6}"))
                     .collect::<Vec<_>>()
                     .join(" "),
             });
-            for (c, counters) in l.metrics.by_class.iter().enumerate().take(m.classes.len()) {
+            for (c, counters) in by_class.iter().enumerate().take(m.classes.len()) {
                 class_totals[c].drops_overflow += counters.drops_overflow;
                 class_totals[c].drops_early += counters.drops_early;
                 class_totals[c].drops_not_ect += counters.drops_not_ect;
@@ -191,7 +193,7 @@ impl Simulation<'_> {
                 warmup_s: time::to_secs(m.warmup),
                 aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
                 events: self.event_count,
-                link_forwards: self.links.iter().map(|l| l.metrics.forwards).sum(),
+                link_forwards: self.links.iter().map(|l| l.forwards).sum(),
                 packets_peak: self.packets.capacity_used() as u64,
                 flows: self.connections_opened,
                 flow_slots: self.flows.len() as u64,

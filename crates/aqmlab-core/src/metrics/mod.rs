@@ -114,24 +114,18 @@ impl ClassCounters {
     }
 }
 
-/// Everything measured at one link direction.
+/// The queue-length integrals of one link direction.
 #[derive(Clone, Debug, Default)]
 pub struct LinkMetrics {
-    pub by_class: Vec<ClassCounters>,
     pub q_pkts: TimeWeighted,
     pub q_bytes: TimeWeighted,
-    /// Packets put on the wire over the whole run (for the speed benchmark).
-    pub forwards: u64,
 }
 
-impl LinkMetrics {
-    pub fn new(classes: usize) -> Self {
-        LinkMetrics { by_class: vec![ClassCounters::default(); classes.max(1)], ..Default::default() }
-    }
-
-    pub fn total(&self) -> ClassCounters {
+impl ClassCounters {
+    /// The sum over classes.
+    pub fn total<'a>(by_class: impl IntoIterator<Item = &'a ClassCounters>) -> ClassCounters {
         let mut t = ClassCounters::default();
-        for c in &self.by_class {
+        for c in by_class {
             t.add(c);
         }
         t

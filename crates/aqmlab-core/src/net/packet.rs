@@ -68,11 +68,16 @@ pub struct Packet {
     pub seq: u64,
     /// TCP cumulative acknowledgement (next byte expected).
     pub ack: u64,
-    /// Time the packet entered its current queue (for sojourn-time AQMs and queue delay metrics).
+    /// Time the packet entered its current queue (for sojourn-time AQMs).
     pub enqueued_at: Time,
-    /// Time the sender created the packet.
-    pub sent_at: Time,
+    /// While on a link: when it reaches the far end, and the packet sent after it on the same link
+    /// ([`NO_PACKET`] if none). A link's packets in flight form a list through these fields.
+    pub arrives_at: Time,
+    pub next_on_link: PacketId,
 }
+
+/// The end of a packet list.
+pub const NO_PACKET: PacketId = PacketId::MAX;
 
 impl Packet {
     pub fn has(&self, flag: u8) -> bool {

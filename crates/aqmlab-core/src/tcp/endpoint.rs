@@ -655,7 +655,8 @@ impl Endpoint {
             seq,
             ack: self.rcv_nxt,
             enqueued_at: io.now,
-            sent_at: io.now,
+            arrives_at: 0,
+            next_on_link: crate::net::packet::NO_PACKET,
         });
         io.out.push(id);
     }

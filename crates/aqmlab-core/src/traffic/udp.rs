@@ -49,7 +49,6 @@ impl UdpSource {
             flow,
             class,
             route,
-            sent_at: now,
             enqueued_at: now,
             seq: self.sent,
             ..Default::default()
