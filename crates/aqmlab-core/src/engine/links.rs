@@ -34,7 +34,8 @@ impl Simulation<'_> {
             c.arrivals += 1;
             c.arrival_bytes += size as u64;
         }
-        if let Some(loss) = &mut self.queues[l as usize].loss {
+        if self.links[l as usize].lossy {
+            let loss = self.queues[l as usize].loss.as_mut().expect("a lossy link has an error model");
             if loss.lose(payload) {
                 if self.measuring {
                     let c = self.counters(l, class);

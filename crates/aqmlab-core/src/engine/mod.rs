@@ -73,6 +73,9 @@ struct Link {
     /// `Packet::next_on_link`. Only the first has an `Arrival` event.
     first_in_flight: PacketId,
     last_in_flight: PacketId,
+    /// The link has an error model (kept here so that other links never touch their `LinkQueue` on
+    /// the way through).
+    lossy: bool,
     /// A `TxDone` event is scheduled for `busy_until`.
     tx_pending: bool,
     /// The queue emptied at the last transmission start and has not yet been asked for a packet at
@@ -150,6 +153,7 @@ impl<'s> Simulation<'s> {
                 idle_bypass_max_size: disc.idle_bypass_max_size(),
                 first_in_flight: NO_PACKET,
                 last_in_flight: NO_PACKET,
+                lossy: l.loss.is_some(),
                 tx_pending: false,
                 idle_unreported: false,
                 forwards: 0,
