@@ -1,27 +1,27 @@
-//! The event queue: a radix heap with 8-bit digits keyed by integer time, with first-in-first-out
+//! The event queue: a radix heap with 6-bit digits keyed by integer time, with first-in-first-out
 //! order among events scheduled for the same nanosecond.
 //!
 //! Simulated time never goes backwards, so the queue only ever pops keys at or after the last one it
-//! popped (`last`). An event's key is compared with `last` digit by digit (8 bits each, most significant
+//! popped (`last`). An event's key is compared with `last` digit by digit (6 bits each, most significant
 //! first): it goes to level `d`, the highest digit where the two differ, in slot `digit_d(key)`, at the
 //! back of that slot's list. The earliest event is in the lowest occupied slot of the lowest occupied
-//! level. That slot is popped from directly when it holds one event, or when it is at level 0 (whose
-//! slots each hold a single time); otherwise its events are first spread over lower levels around their
-//! minimum key. Moves keep list order and equal keys always share a slot, so events with the same time
-//! come out in the order they were scheduled — the same order as a heap on (time, sequence number).
+//! level, found with two bit scans (one 64-bit occupancy word per level). That slot is popped from
+//! directly when it holds one event, or when it is at level 0 (whose slots each hold a single time);
+//! otherwise its events are first spread over lower levels around their minimum key. Moves keep list
+//! order and equal keys always share a slot, so events with the same time come out in the order they
+//! were scheduled — the same order as a heap on (time, sequence number).
 //!
 //! Popping sets `last` to the popped key. That keeps every other event where it belongs: they all share
 //! the popped key's digits above their level and have a larger digit at it. Most events in a network
-//! simulation are alone in their slot when they come due, so most are never moved at all. Events live
+//! simulation are alone in their slot when they come due, so most move once or not at all. Events live
 //! in one pool, linked into their slot's list, so the queue is a few small arrays. This is the hottest
 //! structure in the simulator.
 
 use super::time::Time;
 
-const DIGIT_BITS: u32 = 8;
+const DIGIT_BITS: u32 = 6;
 const SLOTS: usize = 1 << DIGIT_BITS;
-const LEVELS: usize = (Time::BITS / DIGIT_BITS) as usize;
-const WORDS: usize = SLOTS / 64;
+const LEVELS: usize = Time::BITS.div_ceil(DIGIT_BITS) as usize;
 /// End of a list.
 const NIL: u32 = u32::MAX;
 
@@ -33,14 +33,20 @@ struct Node<E> {
     next: u32,
 }
 
+/// First and last node of a slot's list (`first` is `NIL` when the slot is empty).
+#[derive(Clone, Copy)]
+struct Ends {
+    first: u32,
+    last: u32,
+}
+
 pub struct EventQueue<E> {
     nodes: Vec<Node<E>>,
     free: u32,
-    /// First and last node of each slot's list, indexed `level * SLOTS + digit`.
-    head: Box<[u32]>,
-    tail: Box<[u32]>,
+    /// Indexed `level * SLOTS + digit`.
+    slots: Box<[Ends]>,
     /// Per level, bit `s` set when slot `s` is non-empty.
-    occupied: [[u64; WORDS]; LEVELS],
+    occupied: [u64; LEVELS],
     /// Bit `d` set when level `d` has an occupied slot.
     levels: u16,
     last: Time,
@@ -52,9 +58,8 @@ impl<E: Copy> Default for EventQueue<E> {
         EventQueue {
             nodes: Vec::new(),
             free: NIL,
-            head: vec![NIL; LEVELS * SLOTS].into(),
-            tail: vec![NIL; LEVELS * SLOTS].into(),
-            occupied: [[0; WORDS]; LEVELS],
+            slots: vec![Ends { first: NIL, last: NIL }; LEVELS * SLOTS].into(),
+            occupied: [0; LEVELS],
             levels: 0,
             last: 0,
             len: 0,
@@ -62,11 +67,12 @@ impl<E: Copy> Default for EventQueue<E> {
     }
 }
 
-/// The slot index (`level * SLOTS + digit`) of `key` relative to `last`.
-fn slot_of(key: Time, last: Time) -> usize {
+/// The (level, digit) slot of `key` relative to `last`.
+#[inline]
+fn slot_of(key: Time, last: Time) -> (usize, usize) {
     let level = (Time::BITS - 1 - (key ^ last | 1).leading_zeros()) / DIGIT_BITS;
     let digit = (key >> (level * DIGIT_BITS)) as usize & (SLOTS - 1);
-    level as usize * SLOTS + digit
+    (level as usize, digit)
 }
 
 impl<E: Copy> EventQueue<E> {
@@ -87,50 +93,50 @@ impl<E: Copy> EventQueue<E> {
         self.len += 1;
     }
 
-    /// Links node `n` (whose `next` is `NIL`) at the back of slot `i`.
-    fn append(&mut self, i: usize, n: u32) {
-        if self.head[i] == NIL {
-            self.head[i] = n;
-            let (level, digit) = (i / SLOTS, i % SLOTS);
-            self.occupied[level][digit / 64] |= 1 << (digit % 64);
+    /// Links node `n` (whose `next` is `NIL`) at the back of slot (`level`, `digit`).
+    #[inline]
+    fn append(&mut self, (level, digit): (usize, usize), n: u32) {
+        let ends = &mut self.slots[level * SLOTS + digit];
+        if ends.first == NIL {
+            ends.first = n;
+            self.occupied[level] |= 1 << digit;
             self.levels |= 1 << level;
         } else {
-            self.nodes[self.tail[i] as usize].next = n;
+            self.nodes[ends.last as usize].next = n;
         }
-        self.tail[i] = n;
+        ends.last = n;
     }
 
-    fn mark_empty(&mut self, i: usize) {
-        let (level, digit) = (i / SLOTS, i % SLOTS);
-        let words = &mut self.occupied[level];
-        words[digit / 64] &= !(1 << (digit % 64));
-        if words.iter().all(|&w| w == 0) {
+    #[inline]
+    fn mark_empty(&mut self, level: usize, digit: usize) {
+        self.occupied[level] &= !(1 << digit);
+        if self.occupied[level] == 0 {
             self.levels &= !(1 << level);
         }
     }
 
     /// The slot holding the earliest event, ready to pop from.
-    fn front(&mut self) -> Option<usize> {
+    #[inline]
+    fn front(&mut self) -> Option<(usize, usize)> {
         loop {
             if self.levels == 0 {
                 return None;
             }
             let level = self.levels.trailing_zeros() as usize;
-            let words = &self.occupied[level];
-            let w = words.iter().position(|&w| w != 0).expect("occupied level has a slot");
-            let i = level * SLOTS + w * 64 + words[w].trailing_zeros() as usize;
-            if level == 0 || self.nodes[self.head[i] as usize].next == NIL {
-                return Some(i);
+            let digit = self.occupied[level].trailing_zeros() as usize;
+            let first = self.slots[level * SLOTS + digit].first;
+            if level == 0 || self.nodes[first as usize].next == NIL {
+                return Some((level, digit));
             }
-            self.spread(i);
+            self.spread(level, digit);
         }
     }
 
-    /// Moves slot `i`'s events to lower levels, around their minimum key.
-    fn spread(&mut self, i: usize) {
-        let first = self.head[i];
-        self.head[i] = NIL;
-        self.mark_empty(i);
+    /// Moves the events of slot (`level`, `digit`) to lower levels, around their minimum key.
+    #[inline(never)]
+    fn spread(&mut self, level: usize, digit: usize) {
+        let first = std::mem::replace(&mut self.slots[level * SLOTS + digit].first, NIL);
+        self.mark_empty(level, digit);
         let mut n = first;
         let mut min = Time::MAX;
         while n != NIL {
@@ -144,9 +150,9 @@ impl<E: Copy> EventQueue<E> {
             let node = &mut self.nodes[n as usize];
             let next = node.next;
             node.next = NIL;
-            let j = slot_of(node.at, min);
-            debug_assert!(j / SLOTS < i / SLOTS);
-            self.append(j, n);
+            let to = slot_of(node.at, min);
+            debug_assert!(to.0 < level);
+            self.append(to, n);
             n = next;
         }
     }
@@ -159,15 +165,16 @@ impl<E: Copy> EventQueue<E> {
     /// Removes and returns the earliest event if it is due at or before `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        let i = self.front()?;
-        let n = self.head[i];
+        let (level, digit) = self.front()?;
+        let ends = &mut self.slots[level * SLOTS + digit];
+        let n = ends.first;
         let node = self.nodes[n as usize];
         if node.at > limit {
             return None;
         }
-        self.head[i] = node.next;
+        ends.first = node.next;
         if node.next == NIL {
-            self.mark_empty(i);
+            self.mark_empty(level, digit);
         }
         self.nodes[n as usize].next = self.free;
         self.free = n;
