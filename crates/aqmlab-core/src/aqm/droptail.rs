@@ -5,7 +5,7 @@
 //! `waiting_bytes + size >= limit * mean_pktsize`.
 
 use super::fifo::Fifo;
-use super::{DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, DropReason, FifoBuffer, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use serde::Deserialize;
 
@@ -50,12 +50,15 @@ impl DropTail {
         DropTail { cfg, fifo: Fifo::default() }
     }
 
-    fn full(&self, arriving_size: u32) -> bool {
-        if self.cfg.bytes {
-            self.fifo.bytes() + arriving_size as u64 >= self.cfg.limit as u64 * self.cfg.mean_pktsize as u64
-        } else {
-            self.fifo.len() + 1 >= self.cfg.limit as usize
+    fn buffer(&self) -> FifoBuffer {
+        FifoBuffer {
+            limit: buffer_limit(self.cfg.limit, self.cfg.bytes, self.cfg.mean_pktsize),
+            in_bytes: self.cfg.bytes,
         }
+    }
+
+    fn full(&self, arriving_size: u32) -> bool {
+        self.buffer().overflows(self.fifo.len() as u64, self.fifo.bytes(), arriving_size)
     }
 }
 
@@ -84,16 +87,8 @@ impl QueueDisc for DropTail {
         self.fifo.bytes()
     }
 
-    fn idle_bypass_max_size(&self) -> u32 {
-        match (self.cfg.bytes, self.cfg.drop_front) {
-            // An empty byte-mode queue accepts `size < limit * mean_pktsize`.
-            (true, _) => (self.cfg.limit as u64 * self.cfg.mean_pktsize as u64)
-                .saturating_sub(1)
-                .min(u32::MAX as u64) as u32,
-            (false, _) if self.cfg.limit >= 2 => u32::MAX,
-            // With `limit = 1` every arrival overflows.
-            _ => 0,
-        }
+    fn plain_fifo(&self) -> Option<FifoBuffer> {
+        (!self.cfg.drop_front).then(|| self.buffer())
     }
 }
 
@@ -132,19 +127,16 @@ mod tests {
     }
 
     #[test]
-    fn idle_bypass_admits_exactly_what_an_empty_queue_accepts() {
-        let mut h = Harness::new(10_000_000, 0);
-        let bytes = Config { limit: 3, bytes: true, mean_pktsize: 1000, ..Default::default() };
-        let q = DropTail::new(bytes.clone(), h.link);
-        assert_eq!(q.idle_bypass_max_size(), 2999);
-        let mut empty = DropTail::new(bytes, h.link);
-        assert!(h.arrive(&mut empty, 2999, Ecn::NotEct).is_none());
-        assert!(h.arrive(&mut DropTail::new(q.cfg.clone(), h.link), 3000, Ecn::NotEct).is_some());
-        let one = DropTail::new(Config { limit: 1, ..Default::default() }, h.link);
-        assert_eq!(one.idle_bypass_max_size(), 0);
-        assert!(h.arrive(&mut DropTail::new(one.cfg.clone(), h.link), 40, Ecn::NotEct).is_some());
-        let two = DropTail::new(Config { limit: 2, ..Default::default() }, h.link);
-        assert_eq!(two.idle_bypass_max_size(), u32::MAX);
+    fn plain_fifo_buffer_is_the_drop_tail_rule() {
+        let h = Harness::new(10_000_000, 0);
+        let bytes =
+            DropTail::new(Config { limit: 3, bytes: true, mean_pktsize: 1000, ..Default::default() }, h.link);
+        assert_eq!(bytes.plain_fifo(), Some(FifoBuffer { limit: 3000, in_bytes: true }));
+        let packets = DropTail::new(Config { limit: 5, ..Default::default() }, h.link);
+        let buf = packets.plain_fifo().unwrap();
+        assert!(!buf.overflows(3, 0, 1500) && buf.overflows(4, 0, 40));
+        let front = DropTail::new(Config { drop_front: true, ..Default::default() }, h.link);
+        assert_eq!(front.plain_fifo(), None);
     }
 
     #[test]

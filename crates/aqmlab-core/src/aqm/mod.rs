@@ -136,6 +136,23 @@ pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
     }
 }
 
+/// The buffer of a FIFO that drops arrivals once full (ns-2's drop-tail rule, reference §1): an
+/// arrival is dropped when the waiting packets + 1 (or waiting bytes + its size) reach `limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FifoBuffer {
+    pub limit: u64,
+    pub in_bytes: bool,
+}
+
+impl FifoBuffer {
+    /// Whether an arrival of `size` bytes overflows a buffer holding `packets` packets of `bytes` bytes.
+    #[inline]
+    pub fn overflows(&self, packets: u64, bytes: u64, size: u32) -> bool {
+        let after = if self.in_bytes { bytes + size as u64 } else { packets + 1 };
+        after >= self.limit
+    }
+}
+
 /// The interface between a link and its queue discipline.
 pub trait QueueDisc: Send {
     /// Offers an arriving packet; the discipline stores it, marks it, or drops it (or another packet).
@@ -154,12 +171,11 @@ pub trait QueueDisc: Send {
     fn on_timer(&mut self, _env: &mut QueueEnv) -> Option<Time> {
         None
     }
-    /// The largest packet that this discipline, empty and on an idle link, would accept and hand straight
-    /// back with nothing else changed: the link then sends such packets without calling it at all.
-    /// Most links of a network are idle most of the time, so this skips two calls per packet there.
-    /// Only a discipline whose enqueue and dequeue keep no state (drop-tail) can say so.
-    fn idle_bypass_max_size(&self) -> u32 {
-        0
+    /// The buffer of a discipline that is nothing but a FIFO with a fixed limit (drop-tail without
+    /// `drop_front`). The link then runs such a queue itself, without calling the discipline: it gives
+    /// each accepted packet its transmission start at arrival, so no `TxDone` events are needed.
+    fn plain_fifo(&self) -> Option<FifoBuffer> {
+        None
     }
     /// The algorithm's internal state for traces and tests, e.g. `[("avg", 12.3), ("p", 0.01)]`.
     fn state(&self) -> Vec<(&'static str, f64)> {

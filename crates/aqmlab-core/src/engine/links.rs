@@ -1,21 +1,37 @@
 //! Links: queueing, transmission and propagation, and the DelayBoxes at nodes.
 //!
 //! A link direction transmits one packet at a time; the packet on the wire is not in the queue (ns-2's
-//! convention). A packet taken off the queue goes straight into the link's in-flight list (linked
-//! through the packets) with its arrival time (end of transmission + propagation); only the list's
-//! head has an `Arrival` event. A
-//! `TxDone` event is scheduled only when another packet is waiting to follow: when the queue is empty the
-//! link just records when the wire becomes free, and the discipline is told the link went idle (a
-//! `dequeue` returning `None`, at that time) when the next packet arrives. Most links in a network are
-//! uncongested, so this saves an event for most packet forwards. Nodes forward in zero time along the
-//! packet's precomputed route.
+//! convention). A packet taken off the queue goes into the link's in-flight list (linked through the
+//! packets) with its arrival time (end of transmission + propagation); only the list's head has an
+//! `Arrival` event. Nodes forward in zero time along the packet's precomputed route.
+//!
+//! Links whose discipline is a plain FIFO (drop-tail) run the queue themselves: a FIFO's departure
+//! times are fixed when a packet is accepted (each starts when the one before it ends), so an accepted
+//! packet goes straight into the in-flight list with its future start, behind the packets already
+//! waiting. Which packets still wait at time t — what the drop rule, the counters and the queue
+//! statistics need — is worked out lazily ("catching up") whenever the link is looked at: every
+//! transmission that started by t is counted, in order and at its own start time. Such links need no
+//! `TxDone` events at all.
+//!
+//! Other links ask their discipline for the next packet when the wire becomes free. They schedule a
+//! `TxDone` only when another packet is waiting to follow: when the queue is empty the link just
+//! records when the wire becomes free, and the discipline is told the link went idle (a `dequeue`
+//! returning `None`, at that time) when the next packet arrives.
 
-use super::{Event, Simulation};
-use crate::aqm::{QueueAction, QueueDisc, QueueEnv};
+use super::{Event, Link, LinkQueue, Simulation};
+use crate::aqm::{DropReason, QueueAction, QueueDisc, QueueEnv};
 use crate::metrics::ClassCounters;
 use crate::net::packet::NO_PACKET;
 use crate::net::PacketId;
 use crate::sim::{time, Time};
+
+/// Waiting packets and bytes of a link's queue (for a plain-FIFO link, as of its last catch-up).
+pub(super) fn queue_len(link: &Link, queue: &LinkQueue) -> (u64, u64) {
+    match link.fifo {
+        Some(_) => (link.waiting as u64, link.waiting_bytes),
+        None => (queue.disc.len_packets() as u64, queue.disc.len_bytes()),
+    }
+}
 
 impl Simulation<'_> {
     /// The window counters of link `l` for traffic class `class`.
@@ -46,14 +62,13 @@ impl Simulation<'_> {
                 return;
             }
         }
-        let link = &mut self.links[l as usize];
-        let wire_free = self.now >= link.busy_until && !link.tx_pending;
-        // A free wire means an empty queue: `start_tx` keeps a `TxDone` pending while packets wait.
-        if wire_free && size <= link.idle_bypass_max_size {
-            debug_assert_eq!(self.queues[l as usize].disc.len_packets(), 0);
-            self.transmit(l, pkt);
+        self.catch_up(l, self.now);
+        if self.links[l as usize].fifo.is_some() {
+            self.enqueue_fifo(l, pkt, class, size);
             return;
         }
+        let link = &mut self.links[l as usize];
+        let wire_free = self.now >= link.busy_until && !link.tx_pending;
         if wire_free && link.idle_unreported {
             // The link went idle at `busy_until`: let the discipline see that instant first.
             link.idle_unreported = false;
@@ -71,6 +86,78 @@ impl Simulation<'_> {
                 self.events.schedule(link.busy_until, Event::TxDone(l));
             }
             self.record_queue(l);
+        }
+    }
+
+    /// A plain-FIFO link accepts or drops an arrival and gives an accepted packet its transmission.
+    fn enqueue_fifo(&mut self, l: u32, pkt: PacketId, class: u16, size: u32) {
+        let link = &mut self.links[l as usize];
+        let buffer = link.fifo.expect("a plain-FIFO link");
+        if buffer.overflows(link.waiting as u64, link.waiting_bytes, size) {
+            if self.measuring {
+                self.counters(l, class).count_drop(DropReason::Overflow, size);
+            }
+            self.packets.free(pkt);
+            return;
+        }
+        let start = self.now.max(link.busy_until);
+        link.busy_until = start + time::tx_time(size, link.info.rate_bps);
+        let arrives = link.busy_until + link.info.delay;
+        if start > self.now {
+            link.waiting += 1;
+            link.waiting_bytes += size as u64;
+            if link.first_waiting == NO_PACKET {
+                link.first_waiting = pkt;
+            }
+            self.put_in_flight(l, pkt, arrives);
+            self.record_queue(l);
+        } else {
+            self.put_in_flight(l, pkt, arrives);
+            self.count_departure(l, class, size);
+        }
+    }
+
+    /// Brings link `l` up to time `t` (at most now) before anything looks at its queue: a transmission
+    /// start due by then comes first. On a plain-FIFO link this counts the transmissions that started by
+    /// `t`, each at its own start time. On another link it starts the transmission due now, whose
+    /// `TxDone` event may not have been handled yet, so that at equal times both kinds of link let the
+    /// wire take the next packet before an arrival, a sample or a periodic update sees the queue.
+    pub(super) fn catch_up(&mut self, l: u32, t: Time) {
+        let link = &mut self.links[l as usize];
+        if link.fifo.is_none() {
+            if link.tx_pending && link.busy_until <= t {
+                debug_assert_eq!(link.busy_until, self.now, "a TxDone was missed");
+                link.tx_pending = false;
+                self.start_tx(l);
+            }
+            return;
+        }
+        loop {
+            let link = &mut self.links[l as usize];
+            if link.first_waiting == NO_PACKET {
+                return;
+            }
+            let p = self.packets.get(link.first_waiting);
+            let (class, size, next) = (p.class, p.size, p.next_on_link);
+            let start = p.arrives_at - link.info.delay - time::tx_time(size, link.info.rate_bps);
+            if start > t {
+                return;
+            }
+            link.first_waiting = next;
+            link.waiting -= 1;
+            link.waiting_bytes -= size as u64;
+            let (packets, bytes) = (link.waiting as u64, link.waiting_bytes);
+            let q = &mut self.queues[l as usize].metrics;
+            q.q_pkts.set(start, packets);
+            q.q_bytes.set(start, bytes);
+            self.count_departure(l, class, size);
+        }
+    }
+
+    /// Catches every link up to now.
+    pub(super) fn catch_up_all(&mut self) {
+        for l in 0..self.links.len() as u32 {
+            self.catch_up(l, self.now);
         }
     }
 
@@ -99,21 +186,9 @@ impl Simulation<'_> {
         self.with_queue(l, at, |q, env| q.dequeue(env))
     }
 
-    /// Puts packet `p` on link `l`'s free wire.
-    fn transmit(&mut self, l: u32, p: PacketId) {
-        let (class, size) = {
-            let pk = self.packets.get(p);
-            (pk.class, pk.size)
-        };
-        if self.measuring {
-            let c = self.counters(l, class);
-            c.departures += 1;
-            c.departure_bytes += size as u64;
-        }
+    /// Appends packet `p`, reaching the far end at `arrives`, to link `l`'s in-flight list.
+    fn put_in_flight(&mut self, l: u32, p: PacketId, arrives: Time) {
         let link = &mut self.links[l as usize];
-        link.forwards += 1;
-        link.busy_until = self.now + time::tx_time(size, link.info.rate_bps);
-        let arrives = link.busy_until + link.info.delay;
         let pk = self.packets.get_mut(p);
         pk.arrives_at = arrives;
         pk.next_on_link = NO_PACKET;
@@ -126,10 +201,25 @@ impl Simulation<'_> {
         link.last_in_flight = p;
     }
 
+    /// A packet of `class` and `size` bytes starts its transmission on link `l`.
+    fn count_departure(&mut self, l: u32, class: u16, size: u32) {
+        self.forwards += 1;
+        if self.measuring {
+            let c = self.counters(l, class);
+            c.departures += 1;
+            c.departure_bytes += size as u64;
+        }
+    }
+
     /// The wire is free now: put the next waiting packet on it, if any.
     fn start_tx(&mut self, l: u32) {
         if let Some(p) = self.dequeue(l, self.now) {
-            self.transmit(l, p);
+            let (class, size) = (self.packets.get(p).class, self.packets.get(p).size);
+            self.count_departure(l, class, size);
+            let link = &mut self.links[l as usize];
+            link.busy_until = self.now + time::tx_time(size, link.info.rate_bps);
+            let arrives = link.busy_until + link.info.delay;
+            self.put_in_flight(l, p, arrives);
             let waiting = self.queues[l as usize].disc.len_packets() > 0;
             let link = &mut self.links[l as usize];
             if waiting {
@@ -173,18 +263,26 @@ impl Simulation<'_> {
         self.actions = actions;
     }
 
+    /// Reports link `l`'s queue length now to its time-weighted statistics.
     fn record_queue(&mut self, l: u32) {
         let q = &mut self.queues[l as usize];
-        q.metrics.q_pkts.set(self.now, q.disc.len_packets() as u64);
-        q.metrics.q_bytes.set(self.now, q.disc.len_bytes());
+        let (packets, bytes) = queue_len(&self.links[l as usize], q);
+        q.metrics.q_pkts.set(self.now, packets);
+        q.metrics.q_bytes.set(self.now, bytes);
     }
 
+    /// The wire of link `l` became free with packets waiting, unless `catch_up` already started the
+    /// next one (the event is then stale).
     pub(super) fn tx_done(&mut self, l: u32) {
-        self.links[l as usize].tx_pending = false;
-        self.start_tx(l);
+        let link = &self.links[l as usize];
+        if link.tx_pending && link.busy_until == self.now {
+            self.catch_up(l, self.now);
+        }
     }
 
     pub(super) fn arrival(&mut self, l: u32) {
+        // The arriving packet's transmission has started; a plain-FIFO link counts it first.
+        self.catch_up(l, self.now);
         let link = &mut self.links[l as usize];
         let p = link.first_in_flight;
         debug_assert_ne!(p, NO_PACKET, "Arrival with nothing in flight");
@@ -223,6 +321,7 @@ impl Simulation<'_> {
     }
 
     pub(super) fn queue_timer(&mut self, l: u32) {
+        self.catch_up(l, self.now);
         if let Some(t) = self.with_queue(l, self.now, |q, env| q.on_timer(env)) {
             self.events.schedule(t, Event::QueueTimer(l));
         }

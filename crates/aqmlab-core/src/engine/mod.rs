@@ -13,6 +13,7 @@ mod results;
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see Event)");
 
+use crate::aqm::FifoBuffer;
 use crate::metrics::response::{PairColumns, ResponseHistogram};
 use crate::metrics::{ClassCounters, CwndTrace, LinkMetrics, QueueSamples};
 use crate::net::loss::LossModel;
@@ -23,6 +24,7 @@ use crate::sim::{rng, EventQueue, Rng, Time};
 use crate::tcp::endpoint::TimerKind;
 use crate::traffic::app::{AppCtx, PairRecord};
 use flows::{DelayBox, Flow, Generator};
+use links::queue_len;
 
 pub use crate::metrics::RunResult;
 
@@ -60,19 +62,25 @@ enum Event {
     WarmupEnd,
 }
 
-/// The wire of one link direction: everything a packet forward touches, kept in one cache line.
+/// The wire of one link direction: everything a packet forward touches, kept near one cache line.
 struct Link {
-    /// The wire is busy transmitting until this time.
+    /// Non-FIFO links: the wire is busy transmitting until this time. Plain-FIFO links: the last
+    /// accepted packet's transmission ends at this time.
     busy_until: Time,
     info: crate::aqm::LinkInfo,
-    /// The node at the far end.
-    to: u32,
-    /// Packets up to this size skip the queue when the wire is free (see `idle_bypass_max_size`).
-    idle_bypass_max_size: u32,
-    /// Packets transmitted and not yet at the far end, oldest first, linked through
+    /// Set when the discipline is a plain FIFO that the link runs itself (see `QueueDisc::plain_fifo`).
+    fifo: Option<FifoBuffer>,
+    /// Plain-FIFO links: accepted packets whose transmission has not started by the last catch-up, and
+    /// their bytes. They are the tail of the in-flight list, from `first_waiting` on.
+    waiting_bytes: u64,
+    waiting: u32,
+    first_waiting: PacketId,
+    /// Packets accepted for transmission and not yet at the far end, oldest first, linked through
     /// `Packet::next_on_link`. Only the first has an `Arrival` event.
     first_in_flight: PacketId,
     last_in_flight: PacketId,
+    /// The node at the far end.
+    to: u32,
     /// The link has an error model (kept here so that other links never touch their `LinkQueue` on
     /// the way through).
     lossy: bool,
@@ -81,8 +89,6 @@ struct Link {
     /// The queue emptied at the last transmission start and has not yet been asked for a packet at
     /// `busy_until`, the instant the link went idle.
     idle_unreported: bool,
-    /// Packets put on the wire over the whole run (for the speed benchmark).
-    forwards: u64,
 }
 
 /// The queue of one link direction, its error model, and its queue-length integrals.
@@ -109,6 +115,8 @@ pub struct Simulation<'s> {
     packets: PacketArena,
     links: Vec<Link>,
     queues: Vec<LinkQueue>,
+    /// Packets put on a wire by any link over the whole run (for the speed benchmark).
+    forwards: u64,
     /// Per link and class (`l * class_count + class`): packet and byte counters in the window.
     link_counters: Vec<ClassCounters>,
     class_count: usize,
@@ -150,13 +158,15 @@ impl<'s> Simulation<'s> {
                 busy_until: 0,
                 info: l.info,
                 to: l.to,
-                idle_bypass_max_size: disc.idle_bypass_max_size(),
+                fifo: disc.plain_fifo(),
+                waiting_bytes: 0,
+                waiting: 0,
+                first_waiting: NO_PACKET,
                 first_in_flight: NO_PACKET,
                 last_in_flight: NO_PACKET,
                 lossy: l.loss.is_some(),
                 tx_pending: false,
                 idle_unreported: false,
-                forwards: 0,
             });
             queues.push(LinkQueue {
                 disc,
@@ -195,6 +205,7 @@ impl<'s> Simulation<'s> {
             class_count: classes.max(1),
             links,
             queues,
+            forwards: 0,
             delay_nodes,
             delayboxes,
             flows: Vec::new(),
@@ -259,6 +270,7 @@ impl<'s> Simulation<'s> {
         if ended_by == "duration" {
             self.now = end;
         }
+        self.catch_up_all();
         self.flush_records();
         self.results(ended_by)
     }
@@ -310,10 +322,13 @@ impl<'s> Simulation<'s> {
     }
 
     fn warmup_end(&mut self) {
+        // Transmissions started by now belong before the window (see `catch_up`).
+        self.catch_up_all();
         self.measuring = true;
-        for q in &mut self.queues {
-            q.metrics.q_pkts.set(self.now, q.disc.len_packets() as u64);
-            q.metrics.q_bytes.set(self.now, q.disc.len_bytes());
+        for (l, q) in self.queues.iter_mut().enumerate() {
+            let (packets, bytes) = queue_len(&self.links[l], q);
+            q.metrics.q_pkts.set(self.now, packets);
+            q.metrics.q_bytes.set(self.now, bytes);
             q.metrics.q_pkts.restart(self.now);
             q.metrics.q_bytes.restart(self.now);
         }
@@ -325,16 +340,68 @@ impl<'s> Simulation<'s> {
 
     fn sample(&mut self) {
         let t = crate::sim::time::to_secs(self.now);
-        for &l in &self.model.sample_links {
-            let q = &self.queues[l as usize].disc;
+        for i in 0..self.model.sample_links.len() {
+            let l = self.model.sample_links[i];
+            self.catch_up(l, self.now);
+            let (packets, bytes) = queue_len(&self.links[l as usize], &self.queues[l as usize]);
             self.samples.link.push(l);
             self.samples.t.push(t);
-            self.samples.q_pkts.push(q.len_packets() as u32);
-            self.samples.q_bytes.push(q.len_bytes());
+            self.samples.q_pkts.push(packets as u32);
+            self.samples.q_bytes.push(bytes);
         }
         let next = self.now + self.model.sample_interval;
         if next <= self.model.duration {
             self.events.schedule(next, Event::Sample);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `model`, with its plain-FIFO links run by the link itself or, with `through_discipline`,
+    /// by calling their drop-tail discipline like any other queue.
+    fn run_links(model: Model, through_discipline: bool) -> RunResult {
+        let mut sim = Simulation::new(model, None);
+        if through_discipline {
+            for l in &mut sim.links {
+                l.fifo = None;
+            }
+        }
+        sim.run(None)
+    }
+
+    fn json<T: serde::Serialize>(v: &T) -> serde_json::Value {
+        serde_json::to_value(v).expect("result rows serialise")
+    }
+
+    /// A plain-FIFO link fixes departure times at arrival and counts them lazily; that must give
+    /// exactly what calling the drop-tail discipline at every transmission gives: same drops,
+    /// departures, queue integrals, samples and per-flow results, with drop-tail in packets and in
+    /// bytes on a bottleneck shared by TCP flows and Poisson UDP.
+    #[test]
+    fn plain_fifo_links_match_the_discipline_path_exactly() {
+        let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
+        let udp = "\n[[flows]]\nname = \"poisson\"\nkind = \"udp_poisson\"\nsrc = \"S0\"\n\
+                   dst = \"R0\"\nrate = \"20Mbps\"\npacket_size = 1000\n";
+        for queue in [
+            r#"dumbbell.queue={kind="droptail", limit=60}"#,
+            r#"dumbbell.queue={kind="droptail", limit=60, bytes=true, mean_pktsize=1000}"#,
+        ] {
+            let text = format!("{bench}{udp}");
+            let overrides: Vec<String> =
+                ["dumbbell.pairs=8", "duration=\"12s\"", "measure.warmup=\"2s\"", queue]
+                    .map(String::from)
+                    .into();
+            let model =
+                crate::load(&text, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+            let (own, disc) = (run_links(model.clone(), false), run_links(model, true));
+            assert!(own.links.iter().find(|l| l.link == "A->B").unwrap().drops > 100, "{queue}: congested");
+            assert_eq!(json(&own.links), json(&disc.links), "{queue}");
+            assert_eq!(json(&own.flows), json(&disc.flows), "{queue}");
+            assert_eq!(own.queue_samples.q_pkts, disc.queue_samples.q_pkts, "{queue}");
+            assert_eq!(own.summary.link_forwards, disc.summary.link_forwards, "{queue}");
         }
     }
 }

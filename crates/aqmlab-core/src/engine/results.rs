@@ -193,7 +193,7 @@ impl Simulation<'_> {
                 warmup_s: time::to_secs(m.warmup),
                 aqmlab_version: env!("CARGO_PKG_VERSION").to_string(),
                 events: self.event_count,
-                link_forwards: self.links.iter().map(|l| l.forwards).sum(),
+                link_forwards: self.forwards,
                 packets_peak: self.packets.capacity_used() as u64,
                 flows: self.connections_opened,
                 flow_slots: self.flows.len() as u64,
