@@ -300,6 +300,9 @@ impl Simulation<'_> {
 
     /// Carries out what the application asked for in `app_cx`.
     fn apply_app(&mut self, f: u32) {
+        if self.app_cx.is_empty() {
+            return;
+        }
         let records = std::mem::take(&mut self.app_cx.records);
         for r in &records {
             self.record_pair(r);

@@ -108,6 +108,7 @@ impl Simulation<'_> {
             link.waiting_bytes += size as u64;
             if link.first_waiting == NO_PACKET {
                 link.first_waiting = pkt;
+                link.first_waiting_start = start;
             }
             self.put_in_flight(l, pkt, arrives);
             self.record_queue(l);
@@ -137,12 +138,14 @@ impl Simulation<'_> {
             if link.first_waiting == NO_PACKET {
                 return;
             }
-            let p = self.packets.get(link.first_waiting);
-            let (class, size, next) = (p.class, p.size, p.next_on_link);
-            let start = p.arrives_at - link.info.delay - time::tx_time(size, link.info.rate_bps);
+            let start = link.first_waiting_start;
             if start > t {
                 return;
             }
+            let p = self.packets.get(link.first_waiting);
+            let (class, size, next) = (p.class, p.size, p.next_on_link);
+            // A waiting packet starts when the one before it ends.
+            link.first_waiting_start = p.arrives_at - link.info.delay;
             link.first_waiting = next;
             link.waiting -= 1;
             link.waiting_bytes -= size as u64;

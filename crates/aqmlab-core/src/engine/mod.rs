@@ -75,6 +75,8 @@ struct Link {
     waiting_bytes: u64,
     waiting: u32,
     first_waiting: PacketId,
+    /// When `first_waiting`'s transmission starts.
+    first_waiting_start: Time,
     /// Packets accepted for transmission and not yet at the far end, oldest first, linked through
     /// `Packet::next_on_link`. Only the first has an `Arrival` event.
     first_in_flight: PacketId,
@@ -162,6 +164,7 @@ impl<'s> Simulation<'s> {
                 waiting_bytes: 0,
                 waiting: 0,
                 first_waiting: NO_PACKET,
+                first_waiting_start: 0,
                 first_in_flight: NO_PACKET,
                 last_in_flight: NO_PACKET,
                 lossy: l.loss.is_some(),

@@ -43,6 +43,11 @@ impl AppCtx {
         self.timer = None;
         self.records.clear();
     }
+
+    /// Nothing was asked of the engine (a bulk receiver taking data asks nothing).
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.closes.is_empty() && self.timer.is_none() && self.records.is_empty()
+    }
 }
 
 /// Bulk transfer: the client sends `bytes` (forever if None) and closes; the server closes when the
