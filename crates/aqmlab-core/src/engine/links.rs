@@ -123,16 +123,21 @@ impl Simulation<'_> {
     /// `t`, each at its own start time. On another link it starts the transmission due now, whose
     /// `TxDone` event may not have been handled yet, so that at equal times both kinds of link let the
     /// wire take the next packet before an arrival, a sample or a periodic update sees the queue.
+    #[inline]
     pub(super) fn catch_up(&mut self, l: u32, t: Time) {
-        let link = &mut self.links[l as usize];
-        if link.fifo.is_none() {
-            if link.tx_pending && link.busy_until <= t {
-                debug_assert_eq!(link.busy_until, self.now, "a TxDone was missed");
-                link.tx_pending = false;
-                self.start_tx(l);
-            }
-            return;
+        // Only plain-FIFO links have waiting packets, and only other links have `TxDone`s pending.
+        let link = &self.links[l as usize];
+        if link.first_waiting != NO_PACKET && link.first_waiting_start <= t {
+            self.catch_up_fifo(l, t);
+        } else if link.tx_pending && link.busy_until <= t {
+            debug_assert_eq!(link.busy_until, self.now, "a TxDone was missed");
+            self.links[l as usize].tx_pending = false;
+            self.start_tx(l);
         }
+    }
+
+    #[inline(never)]
+    fn catch_up_fifo(&mut self, l: u32, t: Time) {
         loop {
             let link = &mut self.links[l as usize];
             if link.first_waiting == NO_PACKET {
