@@ -154,6 +154,10 @@ impl QueueDisc for Avq {
         self.fifo.pop(env.packets)
     }
 
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }

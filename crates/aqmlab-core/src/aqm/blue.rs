@@ -117,6 +117,10 @@ impl QueueDisc for Blue {
         pkt
     }
 
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }

@@ -177,6 +177,13 @@ pub trait QueueDisc: Send {
     fn plain_fifo(&self) -> Option<FifoBuffer> {
         None
     }
+    /// Whether every accepted packet is sent, in arrival order: `dequeue` returns the oldest waiting
+    /// packet and never drops one, and `enqueue` drops only the arriving packet. The link then fixes
+    /// each accepted packet's transmission start at once and calls `dequeue` lazily, at that time,
+    /// before anything else looks at the queue; no `TxDone` events are needed.
+    fn departs_in_arrival_order(&self) -> bool {
+        false
+    }
     /// The algorithm's internal state for traces and tests, e.g. `[("avg", 12.3), ("p", 0.01)]`.
     fn state(&self) -> Vec<(&'static str, f64)> {
         Vec::new()

@@ -131,6 +131,10 @@ impl QueueDisc for Pi {
         self.fifo.pop(env.packets)
     }
 
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }

@@ -292,6 +292,10 @@ impl QueueDisc for Pie {
         Some(pkt)
     }
 
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }

@@ -359,6 +359,10 @@ impl QueueDisc for Red {
         p
     }
 
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }

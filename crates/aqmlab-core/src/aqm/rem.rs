@@ -161,6 +161,10 @@ impl QueueDisc for Rem {
         Some(pkt)
     }
 
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }

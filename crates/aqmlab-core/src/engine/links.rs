@@ -5,18 +5,21 @@
 //! packets) with its arrival time (end of transmission + propagation); only the list's head has an
 //! `Arrival` event. Nodes forward in zero time along the packet's precomputed route.
 //!
-//! Links whose discipline is a plain FIFO (drop-tail) run the queue themselves: a FIFO's departure
-//! times are fixed when a packet is accepted (each starts when the one before it ends), so an accepted
-//! packet goes straight into the in-flight list with its future start, behind the packets already
-//! waiting. Which packets still wait at time t — what the drop rule, the counters and the queue
-//! statistics need — is worked out lazily ("catching up") whenever the link is looked at: every
-//! transmission that started by t is counted, in order and at its own start time. Such links need no
-//! `TxDone` events at all.
+//! Most disciplines send every accepted packet, in arrival order (`departs_in_arrival_order`). A
+//! link with such a discipline fixes a packet's transmission start when the discipline accepts it
+//! (each starts when the one before it ends) and puts it straight into the in-flight list, behind the
+//! packets already waiting. Which packets still wait at time t is worked out lazily ("catching up")
+//! whenever the link is looked at: every transmission that started by t is taken from the discipline
+//! (its `dequeue` called at the start time) and counted, in order. Drop-tail goes further: its queue
+//! is only a buffer limit (`plain_fifo`), so the link runs it without calling the discipline at all.
+//! Such links need no `TxDone` events.
 //!
-//! Other links ask their discipline for the next packet when the wire becomes free. They schedule a
-//! `TxDone` only when another packet is waiting to follow: when the queue is empty the link just
-//! records when the wire becomes free, and the discipline is told the link went idle (a `dequeue`
-//! returning `None`, at that time) when the next packet arrives.
+//! Other links (CoDel, FQ-CoDel: they drop or reorder at dequeue) ask their discipline for the next
+//! packet when the wire becomes free. They schedule a `TxDone` only when another packet is waiting to
+//! follow: when the queue is empty the link just records when the wire becomes free.
+//!
+//! Either way, a discipline is told the link went idle (a `dequeue` returning `None`, at the instant
+//! the wire became free) when the next packet arrives.
 
 use super::{Event, Link, LinkQueue, Simulation};
 use crate::aqm::{DropReason, QueueAction, QueueDisc, QueueEnv};
@@ -76,6 +79,10 @@ impl Simulation<'_> {
             let idle = self.dequeue(l, at);
             debug_assert!(idle.is_none(), "a packet waited while the link was idle");
         }
+        if self.links[l as usize].ordered {
+            self.enqueue_ordered(l, pkt, size);
+            return;
+        }
         self.with_queue(l, self.now, |q, env| q.enqueue(pkt, env));
         if wire_free {
             self.start_tx(l);
@@ -85,8 +92,31 @@ impl Simulation<'_> {
                 link.tx_pending = true;
                 self.events.schedule(link.busy_until, Event::TxDone(l));
             }
-            self.record_queue(l);
+            self.record_queue(l, self.now);
         }
+    }
+
+    /// A link whose discipline sends in arrival order offers it the packet and, if it is accepted,
+    /// fixes its transmission start (taken from the discipline then, by `catch_up`).
+    fn enqueue_ordered(&mut self, l: u32, pkt: PacketId, size: u32) {
+        let accepted = self.with_queue(l, self.now, |q, env| {
+            q.enqueue(pkt, env);
+            !env.actions.iter().any(|a| matches!(*a, QueueAction::Dropped(p, _) if p == pkt))
+        });
+        if accepted {
+            let link = &mut self.links[l as usize];
+            let start = self.now.max(link.busy_until);
+            link.busy_until = start + time::tx_time(size, link.info.rate_bps);
+            let arrives = link.busy_until + link.info.delay;
+            if link.first_waiting == NO_PACKET {
+                link.first_waiting = pkt;
+                link.first_waiting_start = start;
+            }
+            self.put_in_flight(l, pkt, arrives);
+            // A packet due now leaves the discipline at once.
+            self.catch_up(l, self.now);
+        }
+        self.record_queue(l, self.now);
     }
 
     /// A plain-FIFO link accepts or drops an arrival and gives an accepted packet its transmission.
@@ -111,7 +141,7 @@ impl Simulation<'_> {
                 link.first_waiting_start = start;
             }
             self.put_in_flight(l, pkt, arrives);
-            self.record_queue(l);
+            self.record_queue(l, self.now);
         } else {
             self.put_in_flight(l, pkt, arrives);
             self.count_departure(l, class, size);
@@ -119,16 +149,17 @@ impl Simulation<'_> {
     }
 
     /// Brings link `l` up to time `t` (at most now) before anything looks at its queue: a transmission
-    /// start due by then comes first. On a plain-FIFO link this counts the transmissions that started by
-    /// `t`, each at its own start time. On another link it starts the transmission due now, whose
-    /// `TxDone` event may not have been handled yet, so that at equal times both kinds of link let the
-    /// wire take the next packet before an arrival, a sample or a periodic update sees the queue.
+    /// start due by then comes first. A link that fixes departures at acceptance takes every packet
+    /// whose transmission started by `t` off its queue, each at its own start time. Another link starts
+    /// the transmission due now, whose `TxDone` event may not have been handled yet. So at equal times
+    /// every link lets the wire take the next packet before an arrival, a sample or a periodic update
+    /// sees the queue.
     #[inline]
     pub(super) fn catch_up(&mut self, l: u32, t: Time) {
-        // Only plain-FIFO links have waiting packets, and only other links have `TxDone`s pending.
+        // Only links that fix departures at acceptance have waiting packets, only others `TxDone`s.
         let link = &self.links[l as usize];
         if link.first_waiting != NO_PACKET && link.first_waiting_start <= t {
-            self.catch_up_fifo(l, t);
+            self.catch_up_departures(l, t);
         } else if link.tx_pending && link.busy_until <= t {
             debug_assert_eq!(link.busy_until, self.now, "a TxDone was missed");
             self.links[l as usize].tx_pending = false;
@@ -137,27 +168,29 @@ impl Simulation<'_> {
     }
 
     #[inline(never)]
-    fn catch_up_fifo(&mut self, l: u32, t: Time) {
+    fn catch_up_departures(&mut self, l: u32, t: Time) {
         loop {
             let link = &mut self.links[l as usize];
-            if link.first_waiting == NO_PACKET {
+            let (p, start) = (link.first_waiting, link.first_waiting_start);
+            if p == NO_PACKET || start > t {
                 return;
             }
-            let start = link.first_waiting_start;
-            if start > t {
-                return;
-            }
-            let p = self.packets.get(link.first_waiting);
-            let (class, size, next) = (p.class, p.size, p.next_on_link);
+            let pk = self.packets.get(p);
+            let (class, size) = (pk.class, pk.size);
             // A waiting packet starts when the one before it ends.
-            link.first_waiting_start = p.arrives_at - link.info.delay;
-            link.first_waiting = next;
-            link.waiting -= 1;
-            link.waiting_bytes -= size as u64;
-            let (packets, bytes) = (link.waiting as u64, link.waiting_bytes);
-            let q = &mut self.queues[l as usize].metrics;
-            q.q_pkts.set(start, packets);
-            q.q_bytes.set(start, bytes);
+            link.first_waiting_start = pk.arrives_at - link.info.delay;
+            link.first_waiting = pk.next_on_link;
+            if link.fifo.is_some() {
+                link.waiting -= 1;
+                link.waiting_bytes -= size as u64;
+            } else {
+                let sent = self.dequeue(l, start);
+                debug_assert_eq!(sent, Some(p), "an in-order discipline sent another packet");
+                if self.queues[l as usize].disc.len_packets() == 0 {
+                    self.links[l as usize].idle_unreported = true;
+                }
+            }
+            self.record_queue(l, start);
             self.count_departure(l, class, size);
         }
     }
@@ -237,7 +270,7 @@ impl Simulation<'_> {
                 link.idle_unreported = true;
             }
         }
-        self.record_queue(l);
+        self.record_queue(l, self.now);
     }
 
     /// Counts and frees the packets a discipline dropped, and counts its marks.
@@ -271,12 +304,12 @@ impl Simulation<'_> {
         self.actions = actions;
     }
 
-    /// Reports link `l`'s queue length now to its time-weighted statistics.
-    fn record_queue(&mut self, l: u32) {
+    /// Reports link `l`'s queue length at time `at` to its time-weighted statistics.
+    fn record_queue(&mut self, l: u32, at: Time) {
         let q = &mut self.queues[l as usize];
         let (packets, bytes) = queue_len(&self.links[l as usize], q);
-        q.metrics.q_pkts.set(self.now, packets);
-        q.metrics.q_bytes.set(self.now, bytes);
+        q.metrics.q_pkts.set(at, packets);
+        q.metrics.q_bytes.set(at, bytes);
     }
 
     /// The wire of link `l` became free with packets waiting, unless `catch_up` already started the

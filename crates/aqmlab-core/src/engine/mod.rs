@@ -70,12 +70,16 @@ struct Link {
     info: crate::aqm::LinkInfo,
     /// Set when the discipline is a plain FIFO that the link runs itself (see `QueueDisc::plain_fifo`).
     fifo: Option<FifoBuffer>,
+    /// The discipline sends in arrival order (see `QueueDisc::departs_in_arrival_order`).
+    ordered: bool,
     /// Plain-FIFO links: accepted packets whose transmission has not started by the last catch-up, and
-    /// their bytes. They are the tail of the in-flight list, from `first_waiting` on.
+    /// their bytes.
     waiting_bytes: u64,
     waiting: u32,
+    /// Plain-FIFO and in-order links: the first accepted packet whose transmission has not started by
+    /// the last catch-up (the waiting packets are the tail of the in-flight list from it on), and when
+    /// its transmission starts.
     first_waiting: PacketId,
-    /// When `first_waiting`'s transmission starts.
     first_waiting_start: Time,
     /// Packets accepted for transmission and not yet at the far end, oldest first, linked through
     /// `Packet::next_on_link`. Only the first has an `Arrival` event.
@@ -161,6 +165,7 @@ impl<'s> Simulation<'s> {
                 info: l.info,
                 to: l.to,
                 fifo: disc.plain_fifo(),
+                ordered: disc.departs_in_arrival_order(),
                 waiting_bytes: 0,
                 waiting: 0,
                 first_waiting: NO_PACKET,
@@ -363,13 +368,14 @@ impl<'s> Simulation<'s> {
 mod tests {
     use super::*;
 
-    /// Runs `model`, with its plain-FIFO links run by the link itself or, with `through_discipline`,
-    /// by calling their drop-tail discipline like any other queue.
-    fn run_links(model: Model, through_discipline: bool) -> RunResult {
+    /// Runs `model`, with departures fixed at acceptance where the discipline allows it or, with
+    /// `on_demand`, with every link asking its discipline for the next packet when the wire is free.
+    fn run_links(model: Model, on_demand: bool) -> RunResult {
         let mut sim = Simulation::new(model, None);
-        if through_discipline {
+        if on_demand {
             for l in &mut sim.links {
                 l.fifo = None;
+                l.ordered = false;
             }
         }
         sim.run(None)
@@ -379,18 +385,24 @@ mod tests {
         serde_json::to_value(v).expect("result rows serialise")
     }
 
-    /// A plain-FIFO link fixes departure times at arrival and counts them lazily; that must give
-    /// exactly what calling the drop-tail discipline at every transmission gives: same drops,
-    /// departures, queue integrals, samples and per-flow results, with drop-tail in packets and in
-    /// bytes on a bottleneck shared by TCP flows and Poisson UDP.
+    /// A link that fixes departure times at acceptance and takes packets off its queue lazily must give
+    /// exactly what asking the discipline at every transmission gives: same drops, marks, departures,
+    /// queue integrals, samples and per-flow results. Checked with drop-tail (run by the link itself,
+    /// in packets and in bytes) and with in-order AQMs, on a bottleneck shared by TCP flows and
+    /// Poisson UDP.
     #[test]
-    fn plain_fifo_links_match_the_discipline_path_exactly() {
+    fn departures_fixed_at_acceptance_match_the_discipline_path_exactly() {
         let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
         let udp = "\n[[flows]]\nname = \"poisson\"\nkind = \"udp_poisson\"\nsrc = \"S0\"\n\
                    dst = \"R0\"\nrate = \"20Mbps\"\npacket_size = 1000\n";
         for queue in [
             r#"dumbbell.queue={kind="droptail", limit=60}"#,
             r#"dumbbell.queue={kind="droptail", limit=60, bytes=true, mean_pktsize=1000}"#,
+            r#"dumbbell.queue={kind="red", limit=60, thresh=5, maxthresh=15}"#,
+            r#"dumbbell.queue={kind="pi", limit=60, qref=10}"#,
+            r#"dumbbell.queue={kind="rem", limit=60, ecn=true}"#,
+            r#"dumbbell.queue={kind="blue", limit=60}"#,
+            r#"dumbbell.queue={kind="pie", limit=60}"#,
         ] {
             let text = format!("{bench}{udp}");
             let overrides: Vec<String> =
@@ -400,7 +412,13 @@ mod tests {
             let model =
                 crate::load(&text, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
             let (own, disc) = (run_links(model.clone(), false), run_links(model, true));
-            assert!(own.links.iter().find(|l| l.link == "A->B").unwrap().drops > 100, "{queue}: congested");
+            let bottleneck = own.links.iter().find(|l| l.link == "A->B").unwrap();
+            assert!(
+                bottleneck.drops + bottleneck.counters.marks > 50,
+                "{queue}: congested ({} drops, {} marks)",
+                bottleneck.drops,
+                bottleneck.counters.marks
+            );
             assert_eq!(json(&own.links), json(&disc.links), "{queue}");
             assert_eq!(json(&own.flows), json(&disc.flows), "{queue}");
             assert_eq!(own.queue_samples.q_pkts, disc.queue_samples.q_pkts, "{queue}");
