@@ -34,9 +34,9 @@ pub use crate::metrics::RunResult;
 /// deadlines besides).
 #[derive(Clone, Copy, Debug)]
 enum Event {
-    /// Link `l`'s wire is free and a packet waits.
+    /// Link `l`'s wire is free and a packet waits (links that ask their discipline on demand).
     TxDone(u32),
-    /// The head of link `l`'s in-flight FIFO reaches the far node.
+    /// The first of link `l`'s in-flight packets reaches the far node.
     Arrival(u32),
     /// Periodic update of link `l`'s queue discipline.
     QueueTimer(u32),
