@@ -48,6 +48,8 @@ DT = '{kind="droptail", limit=1000}'
 
 #: Targets of the comparison (bench.md / the project brief).
 SPEEDUP_TARGETS = {("DT", 100, 300.0): 5.0, ("DT", 1000, 60.0): 20.0}
+#: Link forwards per whole-process wall-second, judged on every drop-tail scenario.
+FORWARDS_TARGET = 10e6
 GOODPUT_TOL = 0.03
 QMEAN_TOL = 0.15
 
@@ -263,6 +265,10 @@ def compare_rows(
         if target is not None:
             text = f"{sc.label}: speed-up ≥ {target:g}× (measured {speedup:.1f}×)"
             checks.append((text, speedup >= target))
+        if sc.queue == "DT":
+            fps = a.get("forwards_per_s")
+            text = f"{sc.label}: ≥ {FORWARDS_TARGET / 1e6:g} M link forwards per wall-second"
+            checks.append((f"{text} (measured {fps / 1e6:.2f} M)", fps >= FORWARDS_TARGET))
         checks.append((f"{sc.label}: goodput within 3% (measured {dg:+.2%})", abs(dg) <= GOODPUT_TOL))
         checks.append((f"{sc.label}: mean queue within 15% (measured {dq:+.1%})", abs(dq) <= QMEAN_TOL))
         rows.append(
