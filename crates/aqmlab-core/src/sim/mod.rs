@@ -1,6 +1,7 @@
 //! The discrete-event core: integer nanosecond time, the event queue and seeded random streams.
 
 pub mod events;
+mod radix_heap;
 pub mod rng;
 pub mod time;
 

@@ -1,0 +1,243 @@
+//! A radix heap with 6-bit digits keyed by integer time, with first-in-first-out order among events
+//! scheduled for the same nanosecond: the event queue's store for events beyond its wheel.
+//!
+//! Simulated time never goes backwards, so the queue only ever pops keys at or after the last one it
+//! popped (`last`). An event's key is compared with `last` digit by digit (6 bits each, most significant
+//! first): it goes to level `d`, the highest digit where the two differ, in slot `digit_d(key)`, at the
+//! back of that slot's list. The earliest event is in the lowest occupied slot of the lowest occupied
+//! level, found with two bit scans (one 64-bit occupancy word per level). That slot is popped from
+//! directly when it holds one event, or when it is at level 0 (whose slots each hold a single time);
+//! otherwise its events are first spread over lower levels around their minimum key. Moves keep list
+//! order and equal keys always share a slot, so events with the same time come out in the order they
+//! were scheduled — the same order as a heap on (time, sequence number).
+//!
+//! Popping sets `last` to the popped key. That keeps every other event where it belongs: they all share
+//! the popped key's digits above their level and have a larger digit at it. Most events in a network
+//! simulation are alone in their slot when they come due, so most move once or not at all. Events live
+//! in one pool, linked into their slot's list, so the queue is a few small arrays.
+
+use super::time::Time;
+
+const DIGIT_BITS: u32 = 6;
+const SLOTS: usize = 1 << DIGIT_BITS;
+const LEVELS: usize = Time::BITS.div_ceil(DIGIT_BITS) as usize;
+/// End of a list.
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Node<E> {
+    at: Time,
+    event: E,
+    /// The next node in the same slot's list, or in the free list.
+    next: u32,
+}
+
+/// First and last node of a slot's list (`first` is `NIL` when the slot is empty).
+#[derive(Clone, Copy)]
+struct Ends {
+    first: u32,
+    last: u32,
+}
+
+pub struct RadixHeap<E> {
+    nodes: Vec<Node<E>>,
+    free: u32,
+    /// Indexed `level * SLOTS + digit`.
+    slots: Box<[Ends]>,
+    /// Per level, bit `s` set when slot `s` is non-empty.
+    occupied: [u64; LEVELS],
+    /// Bit `d` set when level `d` has an occupied slot.
+    levels: u16,
+    last: Time,
+}
+
+impl<E: Copy> Default for RadixHeap<E> {
+    fn default() -> Self {
+        RadixHeap {
+            nodes: Vec::new(),
+            free: NIL,
+            slots: vec![Ends { first: NIL, last: NIL }; LEVELS * SLOTS].into(),
+            occupied: [0; LEVELS],
+            levels: 0,
+            last: 0,
+        }
+    }
+}
+
+/// The (level, digit) slot of `key` relative to `last`.
+#[inline]
+fn slot_of(key: Time, last: Time) -> (usize, usize) {
+    let level = (Time::BITS - 1 - (key ^ last | 1).leading_zeros()) / DIGIT_BITS;
+    let digit = (key >> (level * DIGIT_BITS)) as usize & (SLOTS - 1);
+    (level as usize, digit)
+}
+
+impl<E: Copy> RadixHeap<E> {
+    /// Schedules `event` at `at`, which must not be earlier than the last popped time.
+    pub fn schedule(&mut self, at: Time, event: E) {
+        assert!(at >= self.last, "event scheduled in the past ({at} < {})", self.last);
+        let node = Node { at, event, next: NIL };
+        let n = if self.free == NIL {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        } else {
+            let n = self.free;
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = node;
+            n
+        };
+        self.append(slot_of(at, self.last), n);
+    }
+
+    /// Links node `n` (whose `next` is `NIL`) at the back of slot (`level`, `digit`).
+    #[inline]
+    fn append(&mut self, (level, digit): (usize, usize), n: u32) {
+        let ends = &mut self.slots[level * SLOTS + digit];
+        if ends.first == NIL {
+            ends.first = n;
+            self.occupied[level] |= 1 << digit;
+            self.levels |= 1 << level;
+        } else {
+            self.nodes[ends.last as usize].next = n;
+        }
+        ends.last = n;
+    }
+
+    #[inline]
+    fn mark_empty(&mut self, level: usize, digit: usize) {
+        self.occupied[level] &= !(1 << digit);
+        if self.occupied[level] == 0 {
+            self.levels &= !(1 << level);
+        }
+    }
+
+    /// The slot holding the earliest event, ready to pop from.
+    #[inline]
+    fn front(&mut self) -> Option<(usize, usize)> {
+        loop {
+            if self.levels == 0 {
+                return None;
+            }
+            let level = self.levels.trailing_zeros() as usize;
+            let digit = self.occupied[level].trailing_zeros() as usize;
+            let first = self.slots[level * SLOTS + digit].first;
+            if level == 0 || self.nodes[first as usize].next == NIL {
+                return Some((level, digit));
+            }
+            self.spread(level, digit);
+        }
+    }
+
+    /// Moves the events of slot (`level`, `digit`) to lower levels, around their minimum key.
+    #[inline(never)]
+    fn spread(&mut self, level: usize, digit: usize) {
+        let first = std::mem::replace(&mut self.slots[level * SLOTS + digit].first, NIL);
+        self.mark_empty(level, digit);
+        let mut n = first;
+        let mut min = Time::MAX;
+        while n != NIL {
+            let node = &self.nodes[n as usize];
+            min = min.min(node.at);
+            n = node.next;
+        }
+        self.last = min;
+        let mut n = first;
+        while n != NIL {
+            let node = &mut self.nodes[n as usize];
+            let next = node.next;
+            node.next = NIL;
+            let to = slot_of(node.at, min);
+            debug_assert!(to.0 < level);
+            self.append(to, n);
+            n = next;
+        }
+    }
+
+    /// Removes and returns the earliest event (the earliest scheduled among equal times).
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.pop_until(Time::MAX)
+    }
+
+    /// Removes and returns the earliest event if it is due at or before `limit`.
+    #[inline]
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        let (level, digit) = self.front()?;
+        let ends = &mut self.slots[level * SLOTS + digit];
+        let n = ends.first;
+        let node = self.nodes[n as usize];
+        if node.at > limit {
+            return None;
+        }
+        ends.first = node.next;
+        if node.next == NIL {
+            self.mark_empty(level, digit);
+        }
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.last = node.at;
+        Some((node.at, node.event))
+    }
+
+    /// Time of the earliest event: the least key in the lowest occupied slot. Unlike popping, this
+    /// moves nothing, so `last` stays put and any key not before it may still be scheduled.
+    pub fn peek_time(&self) -> Option<Time> {
+        if self.levels == 0 {
+            return None;
+        }
+        let level = self.levels.trailing_zeros() as usize;
+        let digit = self.occupied[level].trailing_zeros() as usize;
+        let mut n = self.slots[level * SLOTS + digit].first;
+        let mut min = Time::MAX;
+        while n != NIL {
+            min = min.min(self.nodes[n as usize].at);
+            n = self.nodes[n as usize].next;
+        }
+        Some(min)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use std::collections::BinaryHeap;
+
+    #[test]
+    fn pops_in_time_order_and_breaks_ties_by_insertion() {
+        let mut q = RadixHeap::default();
+        q.schedule(30, 'c');
+        q.schedule(10, 'a');
+        q.schedule(30, 'd');
+        q.schedule(20, 'b');
+        q.schedule(10, 'e');
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(10, 'a'), (10, 'e'), (20, 'b'), (30, 'c'), (30, 'd')]);
+    }
+
+    #[test]
+    fn matches_a_heap_on_time_and_sequence_under_random_use() {
+        // Interleaved pushes (never in the past) and pops, many equal times: the order must equal a
+        // binary heap ordered by (time, insertion sequence).
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let mut q = RadixHeap::default();
+        let mut reference = BinaryHeap::new();
+        let (mut now, mut seq) = (0u64, 0u64);
+        for _ in 0..100_000 {
+            if rng.gen_bool(0.55) || reference.is_empty() {
+                let span = 1u64 << rng.gen_range(1..40);
+                let at = now + if rng.gen_bool(0.3) { 0 } else { rng.gen_range(0..span) };
+                q.schedule(at, seq);
+                reference.push(std::cmp::Reverse((at, seq)));
+                seq += 1;
+            } else {
+                let std::cmp::Reverse((t, s)) = reference.pop().unwrap();
+                assert_eq!(q.pop(), Some((t, s)));
+                now = t;
+            }
+        }
+        while let Some(std::cmp::Reverse(item)) = reference.pop() {
+            assert_eq!(q.pop(), Some(item));
+        }
+        assert_eq!(q.pop(), None);
+    }
+}
