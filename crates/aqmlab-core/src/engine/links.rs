@@ -28,11 +28,13 @@ use crate::net::packet::NO_PACKET;
 use crate::net::PacketId;
 use crate::sim::{time, Time};
 
-/// Waiting packets and bytes of a link's queue (for a plain-FIFO link, as of its last catch-up).
+/// Waiting packets and bytes of a link's queue (where departures are fixed at acceptance, as of the
+/// link's last catch-up).
 pub(super) fn queue_len(link: &Link, queue: &LinkQueue) -> (u64, u64) {
-    match link.fifo {
-        Some(_) => (link.waiting as u64, link.waiting_bytes),
-        None => (queue.disc.len_packets() as u64, queue.disc.len_bytes()),
+    if link.fifo.is_some() || link.ordered {
+        (link.waiting as u64, link.waiting_bytes)
+    } else {
+        (queue.disc.len_packets() as u64, queue.disc.len_bytes())
     }
 }
 
@@ -108,6 +110,9 @@ impl Simulation<'_> {
             let start = self.now.max(link.busy_until);
             link.busy_until = start + time::tx_time(size, link.info.rate_bps);
             let arrives = link.busy_until + link.info.delay;
+            // The discipline holds it until `catch_up` takes it at its start.
+            link.waiting += 1;
+            link.waiting_bytes += size as u64;
             if link.first_waiting == NO_PACKET {
                 link.first_waiting = pkt;
                 link.first_waiting_start = start;
@@ -180,14 +185,18 @@ impl Simulation<'_> {
             // A waiting packet starts when the one before it ends.
             link.first_waiting_start = pk.arrives_at - link.info.delay;
             link.first_waiting = pk.next_on_link;
-            if link.fifo.is_some() {
-                link.waiting -= 1;
-                link.waiting_bytes -= size as u64;
-            } else {
+            link.waiting -= 1;
+            link.waiting_bytes -= size as u64;
+            if link.fifo.is_none() {
                 let sent = self.dequeue(l, start);
                 debug_assert_eq!(sent, Some(p), "an in-order discipline sent another packet");
-                if self.queues[l as usize].disc.len_packets() == 0 {
-                    self.links[l as usize].idle_unreported = true;
+                let (link, disc) = (&mut self.links[l as usize], &self.queues[l as usize].disc);
+                debug_assert_eq!(
+                    (disc.len_packets() as u32, disc.len_bytes()),
+                    (link.waiting, link.waiting_bytes)
+                );
+                if link.waiting == 0 {
+                    link.idle_unreported = true;
                 }
             }
             self.record_queue(l, start);

@@ -72,8 +72,8 @@ struct Link {
     fifo: Option<FifoBuffer>,
     /// The discipline sends in arrival order (see `QueueDisc::departs_in_arrival_order`).
     ordered: bool,
-    /// Plain-FIFO links: accepted packets whose transmission has not started by the last catch-up, and
-    /// their bytes.
+    /// Plain-FIFO and in-order links: accepted packets whose transmission has not started by the last
+    /// catch-up, and their bytes (for in-order links, what the discipline holds).
     waiting_bytes: u64,
     waiting: u32,
     /// Plain-FIFO and in-order links: the first accepted packet whose transmission has not started by
