@@ -106,18 +106,7 @@ impl Simulation<'_> {
             !env.actions.iter().any(|a| matches!(*a, QueueAction::Dropped(p, _) if p == pkt))
         });
         if accepted {
-            let link = &mut self.links[l as usize];
-            let start = self.now.max(link.busy_until);
-            link.busy_until = start + time::tx_time(size, link.info.rate_bps);
-            let arrives = link.busy_until + link.info.delay;
-            // The discipline holds it until `catch_up` takes it at its start.
-            link.waiting += 1;
-            link.waiting_bytes += size as u64;
-            if link.first_waiting == NO_PACKET {
-                link.first_waiting = pkt;
-                link.first_waiting_start = start;
-            }
-            self.put_in_flight(l, pkt, arrives);
+            self.fix_departure(l, pkt, size);
             // A packet due now leaves the discipline at once.
             self.catch_up(l, self.now);
         }
@@ -135,22 +124,33 @@ impl Simulation<'_> {
             self.packets.free(pkt);
             return;
         }
+        if self.fix_departure(l, pkt, size) {
+            self.record_queue(l, self.now);
+        } else {
+            self.count_departure(l, class, size);
+        }
+    }
+
+    /// Gives a packet link `l` accepted its transmission start (when the packets before it are sent)
+    /// and puts it in flight. It then waits, counted in `waiting`, until `catch_up` reaches its start;
+    /// only a packet that starts now on a plain-FIFO link departs at once. Returns whether it waits.
+    fn fix_departure(&mut self, l: u32, pkt: PacketId, size: u32) -> bool {
+        let link = &mut self.links[l as usize];
         let start = self.now.max(link.busy_until);
         link.busy_until = start + time::tx_time(size, link.info.rate_bps);
         let arrives = link.busy_until + link.info.delay;
-        if start > self.now {
+        // An in-order discipline holds even a packet that starts now, until `catch_up` takes it.
+        let waits = start > self.now || link.fifo.is_none();
+        if waits {
             link.waiting += 1;
             link.waiting_bytes += size as u64;
             if link.first_waiting == NO_PACKET {
                 link.first_waiting = pkt;
                 link.first_waiting_start = start;
             }
-            self.put_in_flight(l, pkt, arrives);
-            self.record_queue(l, self.now);
-        } else {
-            self.put_in_flight(l, pkt, arrives);
-            self.count_departure(l, class, size);
         }
+        self.put_in_flight(l, pkt, arrives);
+        waits
     }
 
     /// Brings link `l` up to time `t` (at most now) before anything looks at its queue: a transmission

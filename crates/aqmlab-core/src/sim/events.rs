@@ -11,6 +11,7 @@
 //! equal times the radix heap's event goes first: it was scheduled before the wheel's, since it was
 //! further than the span ahead when scheduled and the wheel's was not.
 
+use super::event_pool::{Ends, Pool, NIL};
 use super::radix_heap::RadixHeap;
 use super::time::Time;
 
@@ -20,27 +21,8 @@ const BUCKET_BITS: u32 = 13;
 const BUCKETS: usize = 1 << 13;
 const WORDS: usize = BUCKETS / 64;
 const SUMMARY: usize = WORDS / 64;
-/// End of a list.
-const NIL: u32 = u32::MAX;
-
-#[derive(Clone, Copy)]
-struct Node<E> {
-    at: Time,
-    event: E,
-    /// The next node in the same bucket, or in the free list.
-    next: u32,
-}
-
-/// First and last node of a bucket's list (`first` is `NIL` when the bucket is empty).
-#[derive(Clone, Copy)]
-struct Ends {
-    first: u32,
-    last: u32,
-}
-
 pub struct EventQueue<E> {
-    nodes: Vec<Node<E>>,
-    free: u32,
+    nodes: Pool<E>,
     buckets: Box<[Ends]>,
     /// Bit `b % 64` of word `b / 64` set when bucket `b` is non-empty.
     occupied: Box<[u64]>,
@@ -57,9 +39,8 @@ pub struct EventQueue<E> {
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            nodes: Vec::new(),
-            free: NIL,
-            buckets: vec![Ends { first: NIL, last: NIL }; BUCKETS].into(),
+            nodes: Pool::default(),
+            buckets: vec![Ends::EMPTY; BUCKETS].into(),
             occupied: vec![0; WORDS].into(),
             summary: [0; SUMMARY],
             far: RadixHeap::default(),
@@ -84,36 +65,27 @@ impl<E: Copy> EventQueue<E> {
             self.far_next = self.far_next.min(at);
             return;
         }
-        let node = Node { at, event, next: NIL };
-        let n = if self.free == NIL {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        } else {
-            let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = node;
-            n
-        };
+        let n = self.nodes.alloc(at, event);
         let b = bucket_of(at);
         let ends = self.buckets[b];
         if ends.first == NIL {
             self.buckets[b] = Ends { first: n, last: n };
             self.occupied[b / 64] |= 1 << (b % 64);
             self.summary[b / 4096] |= 1 << (b / 64 % 64);
-        } else if self.nodes[ends.last as usize].at <= at {
-            self.nodes[ends.last as usize].next = n;
+        } else if self.nodes[ends.last].at <= at {
+            self.nodes[ends.last].next = n;
             self.buckets[b].last = n;
-        } else if at < self.nodes[ends.first as usize].at {
-            self.nodes[n as usize].next = ends.first;
+        } else if at < self.nodes[ends.first].at {
+            self.nodes[n].next = ends.first;
             self.buckets[b].first = n;
         } else {
             // After the last node due at or before `at`.
             let mut prev = ends.first;
-            while self.nodes[self.nodes[prev as usize].next as usize].at <= at {
-                prev = self.nodes[prev as usize].next;
+            while self.nodes[self.nodes[prev].next].at <= at {
+                prev = self.nodes[prev].next;
             }
-            self.nodes[n as usize].next = self.nodes[prev as usize].next;
-            self.nodes[prev as usize].next = n;
+            self.nodes[n].next = self.nodes[prev].next;
+            self.nodes[prev].next = n;
         }
     }
 
@@ -159,7 +131,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
         let bucket = self.first_bucket();
-        let wheel_next = bucket.map_or(Time::MAX, |b| self.nodes[self.buckets[b].first as usize].at);
+        let wheel_next = bucket.map_or(Time::MAX, |b| self.nodes[self.buckets[b].first].at);
         let next = wheel_next.min(self.far_next);
         if next > limit || (bucket.is_none() && self.far_next == Time::MAX) {
             return None;
@@ -173,7 +145,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let b = bucket.expect("the wheel's event is due");
         let n = self.buckets[b].first;
-        let node = self.nodes[n as usize];
+        let node = self.nodes[n];
         self.buckets[b].first = node.next;
         if node.next == NIL {
             self.occupied[b / 64] &= !(1 << (b % 64));
@@ -181,8 +153,7 @@ impl<E: Copy> EventQueue<E> {
                 self.summary[b / 4096] &= !(1 << (b / 64 % 64));
             }
         }
-        self.nodes[n as usize].next = self.free;
-        self.free = n;
+        self.nodes.release(n);
         Some((node.at, node.event))
     }
 
@@ -197,53 +168,30 @@ impl<E: Copy> EventQueue<E> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::event_pool::check::{self, TimeQueue};
     use super::*;
-    use rand::{Rng, SeedableRng};
-    use std::collections::BinaryHeap;
+
+    impl TimeQueue for EventQueue<u64> {
+        fn schedule(&mut self, at: Time, seq: u64) {
+            EventQueue::schedule(self, at, seq);
+        }
+        fn pop(&mut self) -> Option<(Time, u64)> {
+            EventQueue::pop(self)
+        }
+    }
 
     #[test]
     fn pops_in_time_order_and_breaks_ties_by_insertion() {
-        let mut q = EventQueue::default();
-        q.schedule(30, 'c');
-        q.schedule(10, 'a');
-        q.schedule(30, 'd');
-        q.schedule(20, 'b');
-        q.schedule(10, 'e');
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(10, 'a'), (10, 'e'), (20, 'b'), (30, 'c'), (30, 'd')]);
+        check::small_example(&mut EventQueue::default());
     }
 
     #[test]
     fn matches_a_heap_on_time_and_sequence_under_random_use() {
-        // Interleaved pushes (never in the past) and pops, many equal times: the order must equal a
-        // binary heap ordered by (time, insertion sequence). Delays range from 0 to far beyond the
-        // wheel; with `grid`, due times fall on multiples of 1 ms, so that events scheduled at
-        // different times (some into the wheel, some beyond it) tie, and buckets hold several events.
+        // Delays reach far beyond the wheel; on the 1 ms grid, events in the wheel and in the radix
+        // heap tie.
         for (seed, grid) in [(7, false), (8, true)] {
-            let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
             let mut q = EventQueue::default();
-            let mut reference = BinaryHeap::new();
-            let (mut now, mut seq) = (0u64, 0u64);
-            for _ in 0..200_000 {
-                if rng.gen_bool(0.55) || reference.is_empty() {
-                    let span = 1u64 << rng.gen_range(1..40);
-                    let mut at = now + if rng.gen_bool(0.3) { 0 } else { rng.gen_range(0..span) };
-                    if grid {
-                        at = at.next_multiple_of(1_000_000);
-                    }
-                    q.schedule(at, seq);
-                    reference.push(std::cmp::Reverse((at, seq)));
-                    seq += 1;
-                } else {
-                    let std::cmp::Reverse((t, s)) = reference.pop().unwrap();
-                    assert_eq!(q.pop(), Some((t, s)));
-                    now = t;
-                }
-                assert_eq!(q.len(), reference.len());
-            }
-            while let Some(std::cmp::Reverse(item)) = reference.pop() {
-                assert_eq!(q.pop(), Some(item));
-            }
+            check::matches_a_heap(&mut q, seed, grid, 200_000);
             assert!(q.is_empty());
         }
     }

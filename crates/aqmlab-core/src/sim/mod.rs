@@ -1,5 +1,6 @@
 //! The discrete-event core: integer nanosecond time, the event queue and seeded random streams.
 
+mod event_pool;
 pub mod events;
 mod radix_heap;
 pub mod rng;

@@ -16,32 +16,15 @@
 //! simulation are alone in their slot when they come due, so most move once or not at all. Events live
 //! in one pool, linked into their slot's list, so the queue is a few small arrays.
 
+use super::event_pool::{Ends, Pool, NIL};
 use super::time::Time;
 
 const DIGIT_BITS: u32 = 6;
 const SLOTS: usize = 1 << DIGIT_BITS;
 const LEVELS: usize = Time::BITS.div_ceil(DIGIT_BITS) as usize;
-/// End of a list.
-const NIL: u32 = u32::MAX;
-
-#[derive(Clone, Copy)]
-struct Node<E> {
-    at: Time,
-    event: E,
-    /// The next node in the same slot's list, or in the free list.
-    next: u32,
-}
-
-/// First and last node of a slot's list (`first` is `NIL` when the slot is empty).
-#[derive(Clone, Copy)]
-struct Ends {
-    first: u32,
-    last: u32,
-}
 
 pub struct RadixHeap<E> {
-    nodes: Vec<Node<E>>,
-    free: u32,
+    nodes: Pool<E>,
     /// Indexed `level * SLOTS + digit`.
     slots: Box<[Ends]>,
     /// Per level, bit `s` set when slot `s` is non-empty.
@@ -54,9 +37,8 @@ pub struct RadixHeap<E> {
 impl<E: Copy> Default for RadixHeap<E> {
     fn default() -> Self {
         RadixHeap {
-            nodes: Vec::new(),
-            free: NIL,
-            slots: vec![Ends { first: NIL, last: NIL }; LEVELS * SLOTS].into(),
+            nodes: Pool::default(),
+            slots: vec![Ends::EMPTY; LEVELS * SLOTS].into(),
             occupied: [0; LEVELS],
             levels: 0,
             last: 0,
@@ -76,16 +58,7 @@ impl<E: Copy> RadixHeap<E> {
     /// Schedules `event` at `at`, which must not be earlier than the last popped time.
     pub fn schedule(&mut self, at: Time, event: E) {
         assert!(at >= self.last, "event scheduled in the past ({at} < {})", self.last);
-        let node = Node { at, event, next: NIL };
-        let n = if self.free == NIL {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        } else {
-            let n = self.free;
-            self.free = self.nodes[n as usize].next;
-            self.nodes[n as usize] = node;
-            n
-        };
+        let n = self.nodes.alloc(at, event);
         self.append(slot_of(at, self.last), n);
     }
 
@@ -98,7 +71,7 @@ impl<E: Copy> RadixHeap<E> {
             self.occupied[level] |= 1 << digit;
             self.levels |= 1 << level;
         } else {
-            self.nodes[ends.last as usize].next = n;
+            self.nodes[ends.last].next = n;
         }
         ends.last = n;
     }
@@ -121,7 +94,7 @@ impl<E: Copy> RadixHeap<E> {
             let level = self.levels.trailing_zeros() as usize;
             let digit = self.occupied[level].trailing_zeros() as usize;
             let first = self.slots[level * SLOTS + digit].first;
-            if level == 0 || self.nodes[first as usize].next == NIL {
+            if level == 0 || self.nodes[first].next == NIL {
                 return Some((level, digit));
             }
             self.spread(level, digit);
@@ -136,14 +109,14 @@ impl<E: Copy> RadixHeap<E> {
         let mut n = first;
         let mut min = Time::MAX;
         while n != NIL {
-            let node = &self.nodes[n as usize];
+            let node = &self.nodes[n];
             min = min.min(node.at);
             n = node.next;
         }
         self.last = min;
         let mut n = first;
         while n != NIL {
-            let node = &mut self.nodes[n as usize];
+            let node = &mut self.nodes[n];
             let next = node.next;
             node.next = NIL;
             let to = slot_of(node.at, min);
@@ -164,7 +137,7 @@ impl<E: Copy> RadixHeap<E> {
         let (level, digit) = self.front()?;
         let ends = &mut self.slots[level * SLOTS + digit];
         let n = ends.first;
-        let node = self.nodes[n as usize];
+        let node = self.nodes[n];
         if node.at > limit {
             return None;
         }
@@ -172,8 +145,7 @@ impl<E: Copy> RadixHeap<E> {
         if node.next == NIL {
             self.mark_empty(level, digit);
         }
-        self.nodes[n as usize].next = self.free;
-        self.free = n;
+        self.nodes.release(n);
         self.last = node.at;
         Some((node.at, node.event))
     }
@@ -189,8 +161,8 @@ impl<E: Copy> RadixHeap<E> {
         let mut n = self.slots[level * SLOTS + digit].first;
         let mut min = Time::MAX;
         while n != NIL {
-            min = min.min(self.nodes[n as usize].at);
-            n = self.nodes[n as usize].next;
+            min = min.min(self.nodes[n].at);
+            n = self.nodes[n].next;
         }
         Some(min)
     }
@@ -198,46 +170,25 @@ impl<E: Copy> RadixHeap<E> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::event_pool::check::{self, TimeQueue};
     use super::*;
-    use rand::{Rng, SeedableRng};
-    use std::collections::BinaryHeap;
+
+    impl TimeQueue for RadixHeap<u64> {
+        fn schedule(&mut self, at: Time, seq: u64) {
+            RadixHeap::schedule(self, at, seq);
+        }
+        fn pop(&mut self) -> Option<(Time, u64)> {
+            RadixHeap::pop(self)
+        }
+    }
 
     #[test]
     fn pops_in_time_order_and_breaks_ties_by_insertion() {
-        let mut q = RadixHeap::default();
-        q.schedule(30, 'c');
-        q.schedule(10, 'a');
-        q.schedule(30, 'd');
-        q.schedule(20, 'b');
-        q.schedule(10, 'e');
-        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(10, 'a'), (10, 'e'), (20, 'b'), (30, 'c'), (30, 'd')]);
+        check::small_example(&mut RadixHeap::default());
     }
 
     #[test]
     fn matches_a_heap_on_time_and_sequence_under_random_use() {
-        // Interleaved pushes (never in the past) and pops, many equal times: the order must equal a
-        // binary heap ordered by (time, insertion sequence).
-        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
-        let mut q = RadixHeap::default();
-        let mut reference = BinaryHeap::new();
-        let (mut now, mut seq) = (0u64, 0u64);
-        for _ in 0..100_000 {
-            if rng.gen_bool(0.55) || reference.is_empty() {
-                let span = 1u64 << rng.gen_range(1..40);
-                let at = now + if rng.gen_bool(0.3) { 0 } else { rng.gen_range(0..span) };
-                q.schedule(at, seq);
-                reference.push(std::cmp::Reverse((at, seq)));
-                seq += 1;
-            } else {
-                let std::cmp::Reverse((t, s)) = reference.pop().unwrap();
-                assert_eq!(q.pop(), Some((t, s)));
-                now = t;
-            }
-        }
-        while let Some(std::cmp::Reverse(item)) = reference.pop() {
-            assert_eq!(q.pop(), Some(item));
-        }
-        assert_eq!(q.pop(), None);
+        check::matches_a_heap(&mut RadixHeap::default(), 7, false, 100_000);
     }
 }
