@@ -29,6 +29,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from aqmlab_bench import find_bench
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "bench-dumbbell.toml"
 RESULTS_MD = ROOT / "validation" / "results" / "bench.md"
@@ -97,13 +99,6 @@ class Measured:
 
     def get(self, key: str) -> float:
         return self.first.get(key, float("nan"))
-
-
-def find_bench_binary(explicit: str | None) -> Path:
-    if explicit:
-        return Path(explicit)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    return target / "release" / "aqmlab-bench"
 
 
 def _time_v_rss(stderr: str) -> float | None:
@@ -324,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--repeat must be at least 1")
     if args.duration <= 10:
         ap.error("--duration must exceed the 10 s warm-up")
-    binary = find_bench_binary(args.bin)
+    binary = find_bench(args.bin, "bench")
     if not binary.exists():
         print(f"bench: {binary} not found; run `make build`", file=sys.stderr)
         return 2

@@ -59,12 +59,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from aqmlab_bench import find_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "validation" / "ns2"))
@@ -128,20 +129,6 @@ QUEUE_SLACK = 1.0  # packets
 UTIL_POINTS = 0.03
 GOODPUT_REL = 0.03
 SPREAD_REL = 0.15
-
-
-def find_bench(explicit: str | None) -> Path:
-    """The aqmlab-bench binary: --bench, $AQMLAB_BENCH, $CARGO_TARGET_DIR/release, target/release."""
-    candidates = [explicit, os.environ.get("AQMLAB_BENCH")]
-    if os.environ.get("CARGO_TARGET_DIR"):
-        candidates.append(str(Path(os.environ["CARGO_TARGET_DIR"]) / "release" / "aqmlab-bench"))
-    candidates.append(str(ROOT / "target" / "release" / "aqmlab-bench"))
-    for c in candidates:
-        if c and Path(c).is_file() and os.access(c, os.X_OK):
-            return Path(c)
-    sys.exit(
-        "compare_ns2: aqmlab-bench not found; run `cargo build --release -p aqmlab-core` or pass --bench"
-    )
 
 
 def run_aqmlab(bench: Path, aqm: str, seed: int, n: int, duration: float) -> dict:
@@ -492,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.from_jsonl:
         rows = [json.loads(ln) for ln in args.from_jsonl.read_text(encoding="utf-8").splitlines() if ln]
     else:
-        bench = find_bench(args.bench)
+        bench = find_bench(args.bench, "compare_ns2")
         if args.part in ("all", "bench"):
             rows += run_bench_part(args, bench)
         if args.part in ("all", "c"):

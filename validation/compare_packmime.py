@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import statistics
 import subprocess
@@ -61,6 +60,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from aqmlab_bench import find_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "validation" / "ns2"))
@@ -84,18 +85,6 @@ METRICS = [
     ("drops", "bottleneck drops", "{:.1f}", 1.0),
 ]
 TOLERANCE = 0.10
-
-
-def find_bench(explicit: str | None) -> Path:
-    """The aqmlab-bench binary: --bench, $AQMLAB_BENCH, $CARGO_TARGET_DIR/release, target/release."""
-    candidates = [explicit, os.environ.get("AQMLAB_BENCH")]
-    if os.environ.get("CARGO_TARGET_DIR"):
-        candidates.append(str(Path(os.environ["CARGO_TARGET_DIR"]) / "release" / "aqmlab-bench"))
-    candidates.append(str(ROOT / "target" / "release" / "aqmlab-bench"))
-    for c in candidates:
-        if c and Path(c).is_file() and os.access(c, os.X_OK):
-            return Path(c)
-    sys.exit("compare_packmime: aqmlab-bench not found; run `cargo build --release -p aqmlab-core`")
 
 
 def without_delayboxes(text: str) -> str:
@@ -266,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jsonl", type=Path, default=RESULTS / "compare_packmime.jsonl", help="raw runs")
     ap.add_argument("--strict", action="store_true", help="exit 1 if a main-comparison check fails")
     args = ap.parse_args(argv)
-    bench = find_bench(args.bench)
+    bench = find_bench(args.bench, "compare_packmime")
     seeds = list(range(1, args.seeds + 1))
     rows: list[dict] = []
     t0 = time.perf_counter()

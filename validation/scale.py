@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from aqmlab_bench import find_bench
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = ROOT / "scenarios" / "le2003" / "peering.toml"
@@ -42,18 +43,6 @@ RESULTS = ROOT / "validation" / "results"
 PEERING = ("RA->RB", "RB->RA")
 PEERING_INDEX = 4  # links.4 is RA<->RB in peering.toml
 CAPACITY_MBPS = 100.0
-
-
-def find_bench(explicit: str | None) -> Path:
-    """The aqmlab-bench binary: --bench, $AQMLAB_BENCH, $CARGO_TARGET_DIR/release, target/release."""
-    candidates = [explicit, os.environ.get("AQMLAB_BENCH")]
-    if os.environ.get("CARGO_TARGET_DIR"):
-        candidates.append(str(Path(os.environ["CARGO_TARGET_DIR"]) / "release" / "aqmlab-bench"))
-    candidates.append(str(ROOT / "target" / "release" / "aqmlab-bench"))
-    for c in candidates:
-        if c and Path(c).is_file() and os.access(c, os.X_OK):
-            return Path(c)
-    sys.exit("scale: aqmlab-bench not found; run `cargo build --release -p aqmlab-core` or pass --bench")
 
 
 def run_bench(bench: Path, overrides: list[str], timeout: float | None = None) -> dict:
@@ -165,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jsonl", type=Path, default=RESULTS / "scale.jsonl", help="append the run here")
     ap.add_argument("--md", type=Path, default=None, help="also append the Markdown row to this file")
     args = ap.parse_args(argv)
-    bench = find_bench(args.bench)
+    bench = find_bench(args.bench, "scale")
     if args.calibrate:
         duration = 360.0 if args.duration is None else args.duration
         return calibrate(bench, args.rates, args.seeds, duration, args.warmup)
