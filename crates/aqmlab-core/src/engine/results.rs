@@ -24,14 +24,17 @@ impl Simulation<'_> {
         let mut link_classes = Vec::new();
         let mut class_totals = vec![ClassCounters::default(); m.classes.len()];
         let stride = self.class_count;
+        // The periodic queue samples of each link, in one pass over them all.
+        let mut samples_of = vec![Vec::new(); m.links.len()];
+        for (&l, &q) in self.samples.link.iter().zip(&self.samples.q_pkts) {
+            samples_of[l as usize].push(q as f64);
+        }
         for (i, (q, lm)) in self.queues.iter().zip(&m.links).enumerate() {
             let by_class = &self.link_counters[i * stride..(i + 1) * stride];
             let total = ClassCounters::total(by_class);
             let (q_mean, q_std, q_max) = q.metrics.q_pkts.stats(self.now);
             let (qb_mean, qb_std, _) = q.metrics.q_bytes.stats(self.now);
-            let samples =
-                self.samples.link.iter().zip(&self.samples.q_pkts).filter(|(&sl, _)| sl == i as u32);
-            let (s_mean, s_std, s_n) = mean_std(samples.map(|(_, &q)| q as f64));
+            let (s_mean, s_std, s_n) = mean_std(samples_of[i].iter().copied());
             let drops = total.drops();
             links.push(LinkRow {
                 link: lm.name.clone(),

@@ -612,17 +612,16 @@ impl Endpoint {
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|&(s, _)| s < start);
-        self.ooo.insert(i, (start, end));
-        // Merge overlapping or touching neighbours around i.
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(self.ooo.len());
-        for &(s, e) in &self.ooo {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => last.1 = last.1.max(e),
-                _ => merged.push((s, e)),
-            }
+        // The ranges that overlap or touch [start, end) are consecutive: from the first that ends at or
+        // after `start` to the last that starts at or before `end`. They become one, in place.
+        let i = self.ooo.partition_point(|&(_, e)| e < start);
+        let j = i + self.ooo[i..].partition_point(|&(s, _)| s <= end);
+        if i == j {
+            self.ooo.insert(i, (start, end));
+        } else {
+            self.ooo[i] = (start.min(self.ooo[i].0), end.max(self.ooo[j - 1].1));
+            self.ooo.drain(i + 1..j);
         }
-        self.ooo = merged;
     }
 
     fn send_ack(&mut self, io: &mut TcpIo) {
@@ -706,6 +705,27 @@ mod tests {
                 }));
             }
             replies
+        }
+    }
+
+    /// The out-of-order list stays sorted, disjoint and not touching, and covers exactly the bytes of
+    /// the ranges inserted (checked against a byte map).
+    #[test]
+    fn out_of_order_ranges_merge_into_what_they_cover() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for _ in 0..200 {
+            let mut e = Endpoint::new(Role::Responder, &TcpConfig::default(), 0, 0, 0, 0);
+            let mut covered = [false; 200];
+            for _ in 0..rng.gen_range(1..30) {
+                let start = rng.gen_range(0..190u64);
+                let end = start + rng.gen_range(1..10);
+                e.insert_ooo(start, end);
+                covered[start as usize..end as usize].fill(true);
+                assert!(e.ooo.windows(2).all(|w| w[0].1 < w[1].0), "{:?}", e.ooo);
+                let listed = |b: usize| e.ooo.iter().any(|&(s, t)| s <= b as u64 && (b as u64) < t);
+                assert!((0..200).all(|b| covered[b] == listed(b)), "{:?}", e.ooo);
+            }
         }
     }
 
