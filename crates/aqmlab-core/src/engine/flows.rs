@@ -427,10 +427,7 @@ impl Simulation<'_> {
             c.0 += 1;
             c.1 += pkt.size as u64;
         }
-        match self.model.routes[pkt.route as usize].first() {
-            Some(&first) => self.enqueue(first, p),
-            None => self.deliver(p),
-        }
+        self.route_onward(p);
     }
 
     pub(super) fn tcp_timer(&mut self, f: u32, g: u16, timer: u8) {

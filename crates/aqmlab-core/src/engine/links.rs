@@ -25,8 +25,9 @@ use super::{Event, Link, LinkQueue, Simulation};
 use crate::aqm::{DropReason, QueueAction, QueueDisc, QueueEnv};
 use crate::metrics::ClassCounters;
 use crate::net::packet::NO_PACKET;
+use crate::net::routing::ROUTE_END;
 use crate::net::PacketId;
-use crate::sim::{time, Time};
+use crate::sim::Time;
 
 /// Waiting packets and bytes of a link's queue (where departures are fixed at acceptance, as of the
 /// link's last catch-up).
@@ -137,7 +138,7 @@ impl Simulation<'_> {
     fn fix_departure(&mut self, l: u32, pkt: PacketId, size: u32) -> bool {
         let link = &mut self.links[l as usize];
         let start = self.now.max(link.busy_until);
-        link.busy_until = start + time::tx_time(size, link.info.rate_bps);
+        link.busy_until = start + link.tx_time(size);
         let arrives = link.busy_until + link.info.delay;
         // An in-order discipline holds even a packet that starts now, until `catch_up` takes it.
         let waits = start > self.now || link.fifo.is_none();
@@ -183,7 +184,7 @@ impl Simulation<'_> {
             let pk = self.packets.get(p);
             let (class, size) = (pk.class, pk.size);
             // A waiting packet starts when the one before it ends.
-            link.first_waiting_start = pk.arrives_at - link.info.delay;
+            link.first_waiting_start = start + link.tx_time(size);
             link.first_waiting = pk.next_on_link;
             link.waiting -= 1;
             link.waiting_bytes -= size as u64;
@@ -239,14 +240,14 @@ impl Simulation<'_> {
     /// Appends packet `p`, reaching the far end at `arrives`, to link `l`'s in-flight list.
     fn put_in_flight(&mut self, l: u32, p: PacketId, arrives: Time) {
         let link = &mut self.links[l as usize];
-        let pk = self.packets.get_mut(p);
-        pk.arrives_at = arrives;
-        pk.next_on_link = NO_PACKET;
+        self.packets.get_mut(p).next_on_link = NO_PACKET;
         if link.last_in_flight == NO_PACKET {
             link.first_in_flight = p;
             self.events.schedule(arrives, Event::Arrival(l));
         } else {
-            self.packets.get_mut(link.last_in_flight).next_on_link = p;
+            let last = self.packets.get_mut(link.last_in_flight);
+            last.next_on_link = p;
+            last.next_arrives = arrives;
         }
         link.last_in_flight = p;
     }
@@ -267,7 +268,7 @@ impl Simulation<'_> {
             let (class, size) = (self.packets.get(p).class, self.packets.get(p).size);
             self.count_departure(l, class, size);
             let link = &mut self.links[l as usize];
-            link.busy_until = self.now + time::tx_time(size, link.info.rate_bps);
+            link.busy_until = self.now + link.tx_time(size);
             let arrives = link.busy_until + link.info.delay;
             self.put_in_flight(l, p, arrives);
             let waiting = self.queues[l as usize].disc.len_packets() > 0;
@@ -336,12 +337,12 @@ impl Simulation<'_> {
         let link = &mut self.links[l as usize];
         let p = link.first_in_flight;
         debug_assert_ne!(p, NO_PACKET, "Arrival with nothing in flight");
-        let next = self.packets.get(p).next_on_link;
-        link.first_in_flight = next;
-        if next == NO_PACKET {
+        let pk = self.packets.get(p);
+        link.first_in_flight = pk.next_on_link;
+        if pk.next_on_link == NO_PACKET {
             link.last_in_flight = NO_PACKET;
         } else {
-            self.events.schedule(self.packets.get(next).arrives_at, Event::Arrival(l));
+            self.events.schedule(pk.next_arrives, Event::Arrival(l));
         }
         let node = link.to;
         self.forward(p, node);
@@ -350,7 +351,7 @@ impl Simulation<'_> {
     /// A packet reached the far end of a link: a DelayBox there may hold it; otherwise it goes on.
     fn forward(&mut self, p: PacketId, node: u32) {
         let pkt = self.packets.get_mut(p);
-        pkt.hop += 1;
+        pkt.next_hop += 1;
         if self.delay_nodes[node as usize] {
             if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder) {
                 self.events.schedule(self.now + d, Event::Release(p));
@@ -362,11 +363,9 @@ impl Simulation<'_> {
 
     /// Sends a packet at a node on to the next link of its route, or delivers it at its destination.
     pub(super) fn route_onward(&mut self, p: PacketId) {
-        let pkt = self.packets.get(p);
-        let route = &self.model.routes[pkt.route as usize];
-        match route.get(pkt.hop as usize) {
-            Some(&next) => self.enqueue(next, p),
-            None => self.deliver(p),
+        match self.model.routes[self.packets.get(p).next_hop as usize] {
+            ROUTE_END => self.deliver(p),
+            next => self.enqueue(next, p),
         }
     }
 

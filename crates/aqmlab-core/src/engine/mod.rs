@@ -68,6 +68,9 @@ struct Link {
     /// accepted packet's transmission ends at this time.
     busy_until: Time,
     info: crate::aqm::LinkInfo,
+    /// Nanoseconds per byte when the rate divides 8 × 10⁹ (transmission times are then a product,
+    /// exactly the quotient `time::tx_time` gives), else 0.
+    ns_per_byte: u64,
     /// Set when the discipline is a plain FIFO that the link runs itself (see `QueueDisc::plain_fifo`).
     fifo: Option<FifoBuffer>,
     /// The discipline sends in arrival order (see `QueueDisc::departs_in_arrival_order`).
@@ -95,6 +98,18 @@ struct Link {
     /// The queue emptied at the last transmission start and has not yet been asked for a packet at
     /// `busy_until`, the instant the link went idle.
     idle_unreported: bool,
+}
+
+impl Link {
+    /// How long the link takes to send `bytes`.
+    #[inline]
+    fn tx_time(&self, bytes: u32) -> Time {
+        if self.ns_per_byte != 0 {
+            bytes as u64 * self.ns_per_byte
+        } else {
+            crate::sim::time::tx_time(bytes, self.info.rate_bps)
+        }
+    }
 }
 
 /// The queue of one link direction, its error model, and its queue-length integrals.
@@ -163,6 +178,11 @@ impl<'s> Simulation<'s> {
             links.push(Link {
                 busy_until: 0,
                 info: l.info,
+                ns_per_byte: if 8 * crate::sim::time::NS_PER_SEC % l.info.rate_bps == 0 {
+                    8 * crate::sim::time::NS_PER_SEC / l.info.rate_bps
+                } else {
+                    0
+                },
                 to: l.to,
                 fifo: disc.plain_fifo(),
                 ordered: disc.departs_in_arrival_order(),

@@ -61,19 +61,21 @@ pub struct Packet {
     pub flow_gen: u32,
     /// Traffic class of the flow, for per-class counters.
     pub class: u16,
-    /// Index of the route this packet follows and the next hop on it.
-    pub route: u32,
-    pub hop: u16,
+    /// Where the packet is on its route: the index in the model's route table (`Model::routes`) of
+    /// the next link it takes. Its sender sets it to the route's id, the route's first entry.
+    pub next_hop: u32,
     /// TCP sequence number of the first payload byte (or of SYN/FIN), in bytes.
     pub seq: u64,
     /// TCP cumulative acknowledgement (next byte expected).
     pub ack: u64,
     /// Time the packet entered its current queue (for sojourn-time AQMs).
     pub enqueued_at: Time,
-    /// While on a link: when it reaches the far end, and the packet sent after it on the same link
-    /// ([`NO_PACKET`] if none). A link's packets in flight form a list through these fields.
-    pub arrives_at: Time,
+    /// While on a link: the packet sent after it on the same link ([`NO_PACKET`] if none) and when
+    /// that one reaches the far end. A link's packets in flight form a list through these fields; each
+    /// packet holds its successor's arrival time so that handling an arrival reads only the arriving
+    /// packet.
     pub next_on_link: PacketId,
+    pub next_arrives: Time,
 }
 
 /// The end of a packet list.

@@ -10,6 +10,9 @@
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
+/// Ends a route in the model's route table (`Model::routes`).
+pub const ROUTE_END: u32 = u32::MAX;
+
 /// The links of a path, or None when there is none.
 type Path = Option<Vec<u32>>;
 

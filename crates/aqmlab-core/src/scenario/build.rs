@@ -9,6 +9,7 @@ use super::{
 use crate::aqm::{LinkInfo, QueueConfig};
 use crate::net::loss::LossSpec;
 use crate::net::routing::Graph;
+use crate::net::routing::ROUTE_END;
 use crate::sim::{rng, Time};
 use crate::tcp::TcpConfig;
 use rand::Rng as _;
@@ -103,8 +104,9 @@ pub struct Model {
     pub sample_interval: Time,
     pub nodes: Vec<String>,
     pub links: Vec<LinkModel>,
-    /// Each route is the list of link directions it crosses.
-    pub routes: Vec<Vec<u32>>,
+    /// Every route's link directions in turn, each route followed by [`ROUTE_END`]; a route is named
+    /// by the index of its first entry, and a packet moves along it one entry per hop.
+    pub routes: Vec<u32>,
     pub tcp_configs: Vec<TcpConfig>,
     pub classes: Vec<String>,
     pub flows: Vec<FlowModel>,
@@ -240,7 +242,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
             hops,
         );
     }
-    let mut routes: Vec<Vec<u32>> = Vec::new();
+    let mut routes: Vec<u32> = Vec::new();
     let mut route_ids: HashMap<(u32, u32), u32> = HashMap::new();
     let mut route = |src: u32, dst: u32, path: &str| -> Result<u32, ScenarioError> {
         if let Some(&id) = route_ids.get(&(src, dst)) {
@@ -252,8 +254,9 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 cx.err(path, format!("a destination reachable from `{}`; there is no route to `{}` (add links or a [[routes]] entry)", nodes[src as usize], nodes[dst as usize]))
             })?,
         };
-        routes.push(hops);
-        let id = (routes.len() - 1) as u32;
+        let id = routes.len() as u32;
+        routes.extend(hops);
+        routes.push(ROUTE_END);
         route_ids.insert((src, dst), id);
         Ok(id)
     };

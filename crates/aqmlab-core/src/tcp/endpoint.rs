@@ -649,13 +649,12 @@ impl Endpoint {
             flow: self.flow,
             flow_gen: 0, // stamped by the engine
             class: self.class,
-            route: self.route,
-            hop: 0,
+            next_hop: self.route,
             seq,
             ack: self.rcv_nxt,
             enqueued_at: io.now,
-            arrives_at: 0,
             next_on_link: crate::net::packet::NO_PACKET,
+            next_arrives: 0,
         });
         io.out.push(id);
     }

@@ -48,7 +48,7 @@ impl UdpSource {
             proto: Proto::Udp,
             flow,
             class,
-            route,
+            next_hop: route,
             enqueued_at: now,
             seq: self.sent,
             ..Default::default()
