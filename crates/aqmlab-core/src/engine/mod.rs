@@ -178,7 +178,7 @@ impl<'s> Simulation<'s> {
             links.push(Link {
                 busy_until: 0,
                 info: l.info,
-                ns_per_byte: if 8 * crate::sim::time::NS_PER_SEC % l.info.rate_bps == 0 {
+                ns_per_byte: if (8 * crate::sim::time::NS_PER_SEC).is_multiple_of(l.info.rate_bps) {
                     8 * crate::sim::time::NS_PER_SEC / l.info.rate_bps
                 } else {
                     0
