@@ -314,8 +314,12 @@ impl Simulation<'_> {
         self.actions = actions;
     }
 
-    /// Reports link `l`'s queue length at time `at` to its time-weighted statistics.
+    /// Reports link `l`'s queue length at time `at` to its time-weighted statistics (in the window:
+    /// the end of the warm-up sets them afresh).
     fn record_queue(&mut self, l: u32, at: Time) {
+        if !self.measuring {
+            return;
+        }
         let q = &mut self.queues[l as usize];
         let (packets, bytes) = queue_len(&self.links[l as usize], q);
         q.metrics.q_pkts.set(at, packets);

@@ -37,10 +37,15 @@ impl TimeWeighted {
     }
 
     fn advance(&mut self, now: Time) {
-        let dt = (now - self.last) as u128;
-        let v = self.value as u128;
-        self.area += v * dt;
-        self.area2 += v * v * dt;
+        let dt = now - self.last;
+        let v = self.value;
+        // Products of two u64s widened to u128 (one multiplication each); v² fits a u64 for any
+        // queue below 4 GiB, and the general product covers the rest.
+        self.area += v as u128 * dt as u128;
+        self.area2 += match v.checked_mul(v) {
+            Some(v2) => v2 as u128 * dt as u128,
+            None => v as u128 * v as u128 * dt as u128,
+        };
         self.last = now;
     }
 
