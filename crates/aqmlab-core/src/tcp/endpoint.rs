@@ -328,7 +328,11 @@ impl Endpoint {
 
     /// Sends new data (and the FIN) as far as the window allows.
     fn send_much(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
-        let allowed = (self.window(cfg).floor().max(1.0) as u64) * cfg.mss as u64;
+        if self.snd_nxt > self.app_end || (self.snd_nxt == self.app_end && !self.closing) {
+            return; // no data and no FIN to send (a receiver's usual case)
+        }
+        // The window is never negative, so truncation is its floor.
+        let allowed = (self.window(cfg) as u64).max(1) * cfg.mss as u64;
         let mut sent = 0;
         while self.snd_nxt <= self.app_end {
             let len = (self.app_end - self.snd_nxt).min(cfg.mss as u64);
