@@ -27,6 +27,10 @@ pub struct RadixHeap<E> {
     nodes: Pool<E>,
     /// Indexed `level * SLOTS + digit`.
     slots: Box<[Ends]>,
+    /// The least key in each slot (meaningful while the slot is non-empty), so that the earliest
+    /// time is known without walking a slot: a slot only ever gains events, or is emptied by a
+    /// spread, or (at level 0, where all keys are equal, or when it holds one event) is popped from.
+    slot_min: Box<[Time]>,
     /// Per level, bit `s` set when slot `s` is non-empty.
     occupied: [u64; LEVELS],
     /// Bit `d` set when level `d` has an occupied slot.
@@ -39,6 +43,7 @@ impl<E: Copy> Default for RadixHeap<E> {
         RadixHeap {
             nodes: Pool::default(),
             slots: vec![Ends::EMPTY; LEVELS * SLOTS].into(),
+            slot_min: vec![Time::MAX; LEVELS * SLOTS].into(),
             occupied: [0; LEVELS],
             levels: 0,
             last: 0,
@@ -59,19 +64,22 @@ impl<E: Copy> RadixHeap<E> {
     pub fn schedule(&mut self, at: Time, event: E) {
         assert!(at >= self.last, "event scheduled in the past ({at} < {})", self.last);
         let n = self.nodes.alloc(at, event);
-        self.append(slot_of(at, self.last), n);
+        self.append(slot_of(at, self.last), n, at);
     }
 
-    /// Links node `n` (whose `next` is `NIL`) at the back of slot (`level`, `digit`).
+    /// Links node `n` (whose `next` is `NIL`, due at `at`) at the back of slot (`level`, `digit`).
     #[inline]
-    fn append(&mut self, (level, digit): (usize, usize), n: u32) {
-        let ends = &mut self.slots[level * SLOTS + digit];
+    fn append(&mut self, (level, digit): (usize, usize), n: u32, at: Time) {
+        let s = level * SLOTS + digit;
+        let ends = &mut self.slots[s];
         if ends.first == NIL {
             ends.first = n;
+            self.slot_min[s] = at;
             self.occupied[level] |= 1 << digit;
             self.levels |= 1 << level;
         } else {
             self.nodes[ends.last].next = n;
+            self.slot_min[s] = self.slot_min[s].min(at);
         }
         ends.last = n;
     }
@@ -106,22 +114,16 @@ impl<E: Copy> RadixHeap<E> {
     fn spread(&mut self, level: usize, digit: usize) {
         let first = std::mem::replace(&mut self.slots[level * SLOTS + digit].first, NIL);
         self.mark_empty(level, digit);
-        let mut n = first;
-        let mut min = Time::MAX;
-        while n != NIL {
-            let node = &self.nodes[n];
-            min = min.min(node.at);
-            n = node.next;
-        }
+        let min = self.slot_min[level * SLOTS + digit];
         self.last = min;
         let mut n = first;
         while n != NIL {
             let node = &mut self.nodes[n];
-            let next = node.next;
+            let (next, at) = (node.next, node.at);
             node.next = NIL;
-            let to = slot_of(node.at, min);
+            let to = slot_of(at, min);
             debug_assert!(to.0 < level);
-            self.append(to, n);
+            self.append(to, n, at);
             n = next;
         }
     }
@@ -158,13 +160,7 @@ impl<E: Copy> RadixHeap<E> {
         }
         let level = self.levels.trailing_zeros() as usize;
         let digit = self.occupied[level].trailing_zeros() as usize;
-        let mut n = self.slots[level * SLOTS + digit].first;
-        let mut min = Time::MAX;
-        while n != NIL {
-            min = min.min(self.nodes[n].at);
-            n = self.nodes[n].next;
-        }
-        Some(min)
+        Some(self.slot_min[level * SLOTS + digit])
     }
 }
 
@@ -177,8 +173,12 @@ mod tests {
         fn schedule(&mut self, at: Time, seq: u64) {
             RadixHeap::schedule(self, at, seq);
         }
+        /// Pops, checking first that `peek_time` foretells the popped time.
         fn pop(&mut self) -> Option<(Time, u64)> {
-            RadixHeap::pop(self)
+            let foretold = self.peek_time();
+            let popped = RadixHeap::pop(self);
+            assert_eq!(foretold, popped.map(|(t, _)| t));
+            popped
         }
     }
 
