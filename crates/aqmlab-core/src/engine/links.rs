@@ -322,8 +322,7 @@ impl Simulation<'_> {
         }
         let q = &mut self.queues[l as usize];
         let (packets, bytes) = queue_len(&self.links[l as usize], q);
-        q.metrics.q_pkts.set(at, packets);
-        q.metrics.q_bytes.set(at, bytes);
+        q.length.set(at, [packets, bytes]);
     }
 
     /// The wire of link `l` became free with packets waiting, unless `catch_up` already started the

@@ -15,7 +15,7 @@ const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see
 
 use crate::aqm::FifoBuffer;
 use crate::metrics::response::{PairColumns, ResponseHistogram};
-use crate::metrics::{ClassCounters, CwndTrace, LinkMetrics, QueueSamples};
+use crate::metrics::{ClassCounters, CwndTrace, QueueLength, QueueSamples};
 use crate::net::loss::LossModel;
 use crate::net::packet::NO_PACKET;
 use crate::net::{PacketArena, PacketId};
@@ -117,7 +117,7 @@ struct LinkQueue {
     disc: Box<dyn crate::aqm::QueueDisc>,
     loss: Option<LossModel>,
     rng: Rng,
-    metrics: LinkMetrics,
+    length: QueueLength,
 }
 
 /// Called with the simulated time every so often; returning false stops the run.
@@ -203,7 +203,7 @@ impl<'s> Simulation<'s> {
                     .as_ref()
                     .map(|spec| LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))),
                 rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
-                metrics: LinkMetrics::default(),
+                length: QueueLength::default(),
             });
         }
         let mut delay_nodes = vec![false; model.nodes.len()];
@@ -355,10 +355,8 @@ impl<'s> Simulation<'s> {
         self.measuring = true;
         for (l, q) in self.queues.iter_mut().enumerate() {
             let (packets, bytes) = queue_len(&self.links[l], q);
-            q.metrics.q_pkts.set(self.now, packets);
-            q.metrics.q_bytes.set(self.now, bytes);
-            q.metrics.q_pkts.restart(self.now);
-            q.metrics.q_bytes.restart(self.now);
+            q.length.set(self.now, [packets, bytes]);
+            q.length.restart(self.now);
         }
         self.snapshot_flows_at_warmup();
         if !self.model.sample_links.is_empty() {

@@ -32,8 +32,8 @@ impl Simulation<'_> {
         for (i, (q, lm)) in self.queues.iter().zip(&m.links).enumerate() {
             let by_class = &self.link_counters[i * stride..(i + 1) * stride];
             let total = ClassCounters::total(by_class);
-            let (q_mean, q_std, q_max) = q.metrics.q_pkts.stats(self.now);
-            let (qb_mean, qb_std, _) = q.metrics.q_bytes.stats(self.now);
+            let (q_mean, q_std, q_max) = q.length.stats(self.now, 0);
+            let (qb_mean, qb_std, _) = q.length.stats(self.now, 1);
             let (s_mean, s_std, s_n) = mean_std(samples_of[i].iter().copied());
             let drops = total.drops();
             links.push(LinkRow {

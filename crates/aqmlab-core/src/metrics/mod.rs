@@ -10,42 +10,52 @@ use crate::aqm::DropReason;
 use crate::sim::{time, Time};
 use serde::Serialize;
 
-/// Exact time average (and second moment) of a piecewise-constant integer signal such as a queue
-/// length. The integrals are kept in integers, so they do not depend on how often the signal is
-/// reported: setting an unchanged value is a no-op, which the links rely on (they report after every
-/// queue operation).
-#[derive(Clone, Debug, Default)]
-pub struct TimeWeighted {
-    value: u64,
+/// Exact time averages (and second moments) of `N` piecewise-constant integer signals that change at
+/// the same instants, such as a queue's length in packets and in bytes. The integrals are kept in
+/// integers, so they do not depend on how often the signals are reported: setting unchanged values is
+/// a no-op, which the links rely on (they report after every queue operation).
+#[derive(Clone, Debug)]
+pub struct TimeWeighted<const N: usize> {
+    values: [u64; N],
     last: Time,
     start: Time,
-    /// ∫ value dt and ∫ value² dt in value·ns.
-    area: u128,
-    area2: u128,
-    max: u64,
+    /// ∫ value dt and ∫ value² dt in value·ns, per signal.
+    area: [u128; N],
+    area2: [u128; N],
+    max: [u64; N],
 }
 
-impl TimeWeighted {
-    /// The signal changes to `v` at `now`.
+impl<const N: usize> Default for TimeWeighted<N> {
+    fn default() -> Self {
+        TimeWeighted { values: [0; N], last: 0, start: 0, area: [0; N], area2: [0; N], max: [0; N] }
+    }
+}
+
+impl<const N: usize> TimeWeighted<N> {
+    /// The signals change to `values` at `now`.
     #[inline]
-    pub fn set(&mut self, now: Time, v: u64) {
-        if v != self.value {
+    pub fn set(&mut self, now: Time, values: [u64; N]) {
+        if values != self.values {
             self.advance(now);
-            self.value = v;
-            self.max = self.max.max(v);
+            self.values = values;
+            for (m, v) in self.max.iter_mut().zip(values) {
+                *m = (*m).max(v);
+            }
         }
     }
 
     fn advance(&mut self, now: Time) {
         let dt = now - self.last;
-        let v = self.value;
-        // Products of two u64s widened to u128 (one multiplication each); v² fits a u64 for any
-        // queue below 4 GiB, and the general product covers the rest.
-        self.area += v as u128 * dt as u128;
-        self.area2 += match v.checked_mul(v) {
-            Some(v2) => v2 as u128 * dt as u128,
-            None => v as u128 * v as u128 * dt as u128,
-        };
+        for i in 0..N {
+            let v = self.values[i];
+            // Products of two u64s widened to u128 (one multiplication each); v² fits a u64 for any
+            // queue below 4 GiB, and the general product covers the rest.
+            self.area[i] += v as u128 * dt as u128;
+            self.area2[i] += match v.checked_mul(v) {
+                Some(v2) => v2 as u128 * dt as u128,
+                None => v as u128 * v as u128 * dt as u128,
+            };
+        }
         self.last = now;
     }
 
@@ -53,24 +63,27 @@ impl TimeWeighted {
     pub fn restart(&mut self, now: Time) {
         self.last = now;
         self.start = now;
-        self.area = 0;
-        self.area2 = 0;
-        self.max = self.value;
+        self.area = [0; N];
+        self.area2 = [0; N];
+        self.max = self.values;
     }
 
-    /// (mean, standard deviation, max) over [restart time, now].
-    pub fn stats(&self, now: Time) -> (f64, f64, f64) {
+    /// (mean, standard deviation, max) of signal `i` over [restart time, now].
+    pub fn stats(&self, now: Time, i: usize) -> (f64, f64, f64) {
         let mut s = self.clone();
         s.advance(now);
         let span = (now - s.start) as f64;
         if span <= 0.0 {
-            return (s.value as f64, 0.0, s.value as f64);
+            return (s.values[i] as f64, 0.0, s.values[i] as f64);
         }
-        let mean = s.area as f64 / span;
-        let var = (s.area2 as f64 / span - mean * mean).max(0.0);
-        (mean, var.sqrt(), s.max as f64)
+        let mean = s.area[i] as f64 / span;
+        let var = (s.area2[i] as f64 / span - mean * mean).max(0.0);
+        (mean, var.sqrt(), s.max[i] as f64)
     }
 }
+
+/// A queue's length over time: signal 0 counts waiting packets, signal 1 their bytes.
+pub type QueueLength = TimeWeighted<2>;
 
 /// Packet and byte counters of one traffic class at one link direction.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -117,13 +130,6 @@ impl ClassCounters {
         self.drop_bytes += o.drop_bytes;
         self.marks += o.marks;
     }
-}
-
-/// The queue-length integrals of one link direction.
-#[derive(Clone, Debug, Default)]
-pub struct LinkMetrics {
-    pub q_pkts: TimeWeighted,
-    pub q_bytes: TimeWeighted,
 }
 
 impl ClassCounters {
@@ -330,17 +336,33 @@ mod tests {
     #[test]
     fn time_weighted_mean_and_std_of_a_square_wave() {
         // 0 for 1 s, 2 for 1 s, 0 for 2 s: mean 0.5, E[x²] = 1, std = sqrt(1 - 0.25).
-        let mut tw = TimeWeighted::default();
-        tw.set(1_000_000_000, 2);
-        tw.set(2_000_000_000, 0);
-        let (m, s, max) = tw.stats(4_000_000_000);
+        let mut tw = TimeWeighted::<1>::default();
+        tw.set(1_000_000_000, [2]);
+        tw.set(2_000_000_000, [0]);
+        let (m, s, max) = tw.stats(4_000_000_000, 0);
         assert!((m - 0.5).abs() < 1e-12);
         assert!((s - 0.75f64.sqrt()).abs() < 1e-12);
         assert_eq!(max, 2.0);
         // After a restart only later values count.
         tw.restart(4_000_000_000);
-        tw.set(5_000_000_000, 4);
-        let (m, _, _) = tw.stats(6_000_000_000);
+        tw.set(5_000_000_000, [4]);
+        let (m, _, _) = tw.stats(6_000_000_000, 0);
         assert!((m - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn signals_sharing_a_clock_keep_their_own_integrals() {
+        // Packets 0 → 3 → 1 and bytes 0 → 4500 → 1500 at 1 s and 3 s, read at 4 s.
+        let mut q = QueueLength::default();
+        q.set(1_000_000_000, [3, 4500]);
+        q.set(3_000_000_000, [1, 1500]);
+        let (m, s, max) = q.stats(4_000_000_000, 0);
+        // Mean (0 + 6 + 1) / 4 = 1.75; E[x²] = (18 + 1) / 4 = 4.75.
+        assert!((m - 1.75).abs() < 1e-12);
+        assert!((s - (4.75f64 - 1.75 * 1.75).sqrt()).abs() < 1e-12);
+        assert_eq!(max, 3.0);
+        let (mb, _, maxb) = q.stats(4_000_000_000, 1);
+        assert!((mb - 1500.0 * 1.75).abs() < 1e-9);
+        assert_eq!(maxb, 4500.0);
     }
 }
