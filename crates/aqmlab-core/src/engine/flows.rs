@@ -26,9 +26,11 @@ pub(super) struct TcpConn {
     pub at_warmup: [TcpStats; 2],
 }
 
+/// Boxed, so that the flow table stays small: every delivered packet and timer reads its flow's
+/// generation, and at a thousand flows the table's cache lines matter.
 pub(super) enum FlowState {
     Tcp(Box<TcpConn>),
-    Udp(UdpSource),
+    Udp(Box<UdpSource>),
     Free,
 }
 
@@ -47,8 +49,8 @@ pub(super) struct Flow {
     /// PackMime generator that opened it.
     pub generator: Option<u32>,
     /// At most two DelayBoxes act on a flow: the one serving its source and the one serving its
-    /// destination (each host is served by one box).
-    delays: [Option<FlowDelay>; 2],
+    /// destination (each host is served by one box). None when no box serves either end.
+    delays: Option<Box<[Option<FlowDelay>; 2]>>,
     pub state: FlowState,
 }
 
@@ -57,6 +59,7 @@ impl Flow {
     pub fn delay_at(&self, node: u32, from_responder: bool) -> Option<Time> {
         self.delays
             .iter()
+            .flat_map(|d| d.iter())
             .flatten()
             .find(|d| d.0 == node)
             .and_then(|&(_, fwd, rev)| if from_responder { rev } else { fwd })
@@ -200,7 +203,7 @@ impl Simulation<'_> {
                     self.tcp_state(*tcp, ends, &f.name, App::Files(files))
                 }
                 FlowModelKind::Udp { size, interval, poisson, stop } => {
-                    FlowState::Udp(UdpSource::new(*size, *interval, *poisson, *stop, stream("udp")))
+                    FlowState::Udp(Box::new(UdpSource::new(*size, *interval, *poisson, *stop, stream("udp"))))
                 }
             };
             let (src, dst, route, class, start) = (f.src, f.dst, f.route, f.class, f.start);
@@ -245,6 +248,7 @@ impl Simulation<'_> {
                 n += 1;
             }
         }
+        let delays = (n > 0).then(|| Box::new(delays));
         let serial = self.connections_opened;
         self.connections_opened += 1;
         let flow = |gen| Flow { gen, class, route, serial, generator, delays, state };
