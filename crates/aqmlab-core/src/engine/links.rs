@@ -21,18 +21,18 @@
 //! Either way, a discipline is told the link went idle (a `dequeue` returning `None`, at the instant
 //! the wire became free) when the next packet arrives.
 
-use super::{Event, Link, LinkQueue, Simulation};
-use crate::aqm::{DropReason, QueueAction, QueueDisc, QueueEnv};
+use super::{Departures, Event, Link, LinkQueue, Simulation};
+use crate::aqm::{DropReason, FifoBuffer, QueueAction, QueueDisc, QueueEnv};
 use crate::metrics::ClassCounters;
 use crate::net::packet::NO_PACKET;
 use crate::net::routing::ROUTE_END;
 use crate::net::PacketId;
-use crate::sim::Time;
+use crate::sim::{time, Time};
 
 /// Waiting packets and bytes of a link's queue (where departures are fixed at acceptance, as of the
 /// link's last catch-up).
 pub(super) fn queue_len(link: &Link, queue: &LinkQueue) -> (u64, u64) {
-    if link.fifo.is_some() || link.ordered {
+    if link.fixes_departures() {
         (link.waiting as u64, link.waiting_bytes)
     } else {
         (queue.disc.len_packets() as u64, queue.disc.len_bytes())
@@ -69,8 +69,8 @@ impl Simulation<'_> {
             }
         }
         self.catch_up(l, self.now);
-        if self.links[l as usize].fifo.is_some() {
-            self.enqueue_fifo(l, pkt, class, size);
+        if let Some(buffer) = self.links[l as usize].fifo() {
+            self.enqueue_fifo(l, buffer, pkt, class, size);
             return;
         }
         let link = &mut self.links[l as usize];
@@ -82,7 +82,7 @@ impl Simulation<'_> {
             let idle = self.dequeue(l, at);
             debug_assert!(idle.is_none(), "a packet waited while the link was idle");
         }
-        if self.links[l as usize].ordered {
+        if self.links[l as usize].departures == Departures::InOrder {
             self.enqueue_ordered(l, pkt, size);
             return;
         }
@@ -115,9 +115,8 @@ impl Simulation<'_> {
     }
 
     /// A plain-FIFO link accepts or drops an arrival and gives an accepted packet its transmission.
-    fn enqueue_fifo(&mut self, l: u32, pkt: PacketId, class: u16, size: u32) {
-        let link = &mut self.links[l as usize];
-        let buffer = link.fifo.expect("a plain-FIFO link");
+    fn enqueue_fifo(&mut self, l: u32, buffer: FifoBuffer, pkt: PacketId, class: u16, size: u32) {
+        let link = &self.links[l as usize];
         if buffer.overflows(link.waiting as u64, link.waiting_bytes, size) {
             if self.measuring {
                 self.counters(l, class).count_drop(DropReason::Overflow, size);
@@ -136,12 +135,13 @@ impl Simulation<'_> {
     /// and puts it in flight. It then waits, counted in `waiting`, until `catch_up` reaches its start;
     /// only a packet that starts now on a plain-FIFO link departs at once. Returns whether it waits.
     fn fix_departure(&mut self, l: u32, pkt: PacketId, size: u32) -> bool {
+        let tx = self.tx_time(l, size);
         let link = &mut self.links[l as usize];
         let start = self.now.max(link.busy_until);
-        link.busy_until = start + link.tx_time(size);
-        let arrives = link.busy_until + link.info.delay;
+        link.busy_until = start + tx;
+        let arrives = link.busy_until + link.delay;
         // An in-order discipline holds even a packet that starts now, until `catch_up` takes it.
-        let waits = start > self.now || link.fifo.is_none();
+        let waits = start > self.now || link.departures == Departures::InOrder;
         if waits {
             link.waiting += 1;
             link.waiting_bytes += size as u64;
@@ -176,19 +176,21 @@ impl Simulation<'_> {
     #[inline(never)]
     fn catch_up_departures(&mut self, l: u32, t: Time) {
         loop {
-            let link = &mut self.links[l as usize];
+            let link = &self.links[l as usize];
             let (p, start) = (link.first_waiting, link.first_waiting_start);
             if p == NO_PACKET || start > t {
                 return;
             }
             let pk = self.packets.get(p);
-            let (class, size) = (pk.class, pk.size);
+            let (class, size, next) = (pk.class, pk.size, pk.next_on_link);
+            let tx = self.tx_time(l, size);
+            let link = &mut self.links[l as usize];
             // A waiting packet starts when the one before it ends.
-            link.first_waiting_start = start + link.tx_time(size);
-            link.first_waiting = pk.next_on_link;
+            link.first_waiting_start = start + tx;
+            link.first_waiting = next;
             link.waiting -= 1;
             link.waiting_bytes -= size as u64;
-            if link.fifo.is_none() {
+            if link.departures == Departures::InOrder {
                 let sent = self.dequeue(l, start);
                 debug_assert_eq!(sent, Some(p), "an in-order discipline sent another packet");
                 let (link, disc) = (&mut self.links[l as usize], &self.queues[l as usize].disc);
@@ -222,7 +224,7 @@ impl Simulation<'_> {
         let queue = &mut self.queues[l as usize];
         let mut env = QueueEnv {
             now: at,
-            link: self.links[l as usize].info,
+            link: self.model.links[l as usize].info,
             packets: &mut self.packets,
             rng: &mut queue.rng,
             actions: &mut self.actions,
@@ -267,9 +269,10 @@ impl Simulation<'_> {
         if let Some(p) = self.dequeue(l, self.now) {
             let (class, size) = (self.packets.get(p).class, self.packets.get(p).size);
             self.count_departure(l, class, size);
+            let tx = self.tx_time(l, size);
             let link = &mut self.links[l as usize];
-            link.busy_until = self.now + link.tx_time(size);
-            let arrives = link.busy_until + link.info.delay;
+            link.busy_until = self.now + tx;
+            let arrives = link.busy_until + link.delay;
             self.put_in_flight(l, p, arrives);
             let waiting = self.queues[l as usize].disc.len_packets() > 0;
             let link = &mut self.links[l as usize];
@@ -347,21 +350,32 @@ impl Simulation<'_> {
         } else {
             self.events.schedule(pk.next_arrives, Event::Arrival(l));
         }
-        let node = link.to;
-        self.forward(p, node);
+        self.forward(p, l);
     }
 
-    /// A packet reached the far end of a link: a DelayBox there may hold it; otherwise it goes on.
-    fn forward(&mut self, p: PacketId, node: u32) {
+    /// A packet reached the far end of link `l`: a DelayBox there may hold it; otherwise it goes on.
+    fn forward(&mut self, p: PacketId, l: u32) {
         let pkt = self.packets.get_mut(p);
         pkt.next_hop += 1;
-        if self.delay_nodes[node as usize] {
-            if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder) {
-                self.events.schedule(self.now + d, Event::Release(p));
-                return;
+        if !self.delayboxes.is_empty() {
+            let node = self.model.links[l as usize].to;
+            if self.delay_nodes[node as usize] {
+                if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder) {
+                    self.events.schedule(self.now + d, Event::Release(p));
+                    return;
+                }
             }
         }
         self.route_onward(p);
+    }
+
+    /// How long link `l` takes to send `bytes`.
+    #[inline]
+    fn tx_time(&self, l: u32, bytes: u32) -> Time {
+        match self.links[l as usize].ns_per_byte {
+            0 => time::tx_time(bytes, self.model.links[l as usize].info.rate_bps),
+            ns => bytes as u64 * ns as u64,
+        }
     }
 
     /// Sends a packet at a node on to the next link of its route, or delivers it at its destination.

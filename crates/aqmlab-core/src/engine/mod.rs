@@ -62,19 +62,15 @@ enum Event {
     WarmupEnd,
 }
 
-/// The wire of one link direction: everything a packet forward touches, kept near one cache line.
+/// The wire of one link direction: everything a packet forward touches, in one cache line (the rate,
+/// the far node and the discipline stay in the model and in `LinkQueue`).
+#[repr(align(64))]
 struct Link {
     /// Non-FIFO links: the wire is busy transmitting until this time. Plain-FIFO links: the last
     /// accepted packet's transmission ends at this time.
     busy_until: Time,
-    info: crate::aqm::LinkInfo,
-    /// Nanoseconds per byte when the rate divides 8 × 10⁹ (transmission times are then a product,
-    /// exactly the quotient `time::tx_time` gives), else 0.
-    ns_per_byte: u64,
-    /// Set when the discipline is a plain FIFO that the link runs itself (see `QueueDisc::plain_fifo`).
-    fifo: Option<FifoBuffer>,
-    /// The discipline sends in arrival order (see `QueueDisc::departs_in_arrival_order`).
-    ordered: bool,
+    /// Propagation delay.
+    delay: Time,
     /// Plain-FIFO and in-order links: accepted packets whose transmission has not started by the last
     /// catch-up, and their bytes (for in-order links, what the discipline holds).
     waiting_bytes: u64,
@@ -84,12 +80,16 @@ struct Link {
     /// its transmission starts.
     first_waiting: PacketId,
     first_waiting_start: Time,
+    /// Plain-FIFO links: the buffer limit, in packets or bytes as `departures` says.
+    fifo_limit: u64,
+    /// Nanoseconds per byte when the rate divides 8 × 10⁹ (transmission times are then a product,
+    /// exactly the quotient `time::tx_time` gives), else 0.
+    ns_per_byte: u32,
     /// Packets accepted for transmission and not yet at the far end, oldest first, linked through
     /// `Packet::next_on_link`. Only the first has an `Arrival` event.
     first_in_flight: PacketId,
     last_in_flight: PacketId,
-    /// The node at the far end.
-    to: u32,
+    departures: Departures,
     /// The link has an error model (kept here so that other links never touch their `LinkQueue` on
     /// the way through).
     lossy: bool,
@@ -100,14 +100,32 @@ struct Link {
     idle_unreported: bool,
 }
 
+const _: () = assert!(std::mem::size_of::<Link>() == 64, "a link's wire state is one cache line");
+
+/// How a link decides when its packets leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Departures {
+    /// A drop-tail buffer the link runs itself (`QueueDisc::plain_fifo`): departure times are fixed
+    /// at acceptance and the discipline is never called.
+    PlainFifo { in_bytes: bool },
+    /// The discipline sends in arrival order (`QueueDisc::departs_in_arrival_order`): departure times
+    /// are fixed at acceptance and the discipline is asked for each packet at its start time.
+    InOrder,
+    /// The discipline is asked for the next packet whenever the wire becomes free.
+    OnDemand,
+}
+
 impl Link {
-    /// How long the link takes to send `bytes`.
-    #[inline]
-    fn tx_time(&self, bytes: u32) -> Time {
-        if self.ns_per_byte != 0 {
-            bytes as u64 * self.ns_per_byte
-        } else {
-            crate::sim::time::tx_time(bytes, self.info.rate_bps)
+    /// Whether departure times are fixed when a packet is accepted (see `links`).
+    fn fixes_departures(&self) -> bool {
+        self.departures != Departures::OnDemand
+    }
+
+    /// The plain-FIFO buffer this link runs itself, if it does.
+    fn fifo(&self) -> Option<FifoBuffer> {
+        match self.departures {
+            Departures::PlainFifo { in_bytes } => Some(FifoBuffer { limit: self.fifo_limit, in_bytes }),
+            _ => None,
         }
     }
 }
@@ -175,17 +193,23 @@ impl<'s> Simulation<'s> {
         let mut queues = Vec::with_capacity(model.links.len());
         for l in &model.links {
             let disc = l.queue.build(l.info);
+            let fifo = disc.plain_fifo();
+            let departures = match fifo {
+                Some(b) => Departures::PlainFifo { in_bytes: b.in_bytes },
+                None if disc.departs_in_arrival_order() => Departures::InOrder,
+                None => Departures::OnDemand,
+            };
+            let bits_ns = 8 * crate::sim::time::NS_PER_SEC;
             links.push(Link {
                 busy_until: 0,
-                info: l.info,
-                ns_per_byte: if (8 * crate::sim::time::NS_PER_SEC).is_multiple_of(l.info.rate_bps) {
-                    8 * crate::sim::time::NS_PER_SEC / l.info.rate_bps
+                delay: l.info.delay,
+                ns_per_byte: if bits_ns.is_multiple_of(l.info.rate_bps) {
+                    u32::try_from(bits_ns / l.info.rate_bps).unwrap_or(0)
                 } else {
                     0
                 },
-                to: l.to,
-                fifo: disc.plain_fifo(),
-                ordered: disc.departs_in_arrival_order(),
+                fifo_limit: fifo.map_or(0, |b| b.limit),
+                departures,
                 waiting_bytes: 0,
                 waiting: 0,
                 first_waiting: NO_PACKET,
@@ -392,8 +416,7 @@ mod tests {
         let mut sim = Simulation::new(model, None);
         if on_demand {
             for l in &mut sim.links {
-                l.fifo = None;
-                l.ordered = false;
+                l.departures = Departures::OnDemand;
             }
         }
         sim.run(None)
