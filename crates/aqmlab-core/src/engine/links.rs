@@ -21,7 +21,7 @@
 //! Either way, a discipline is told the link went idle (a `dequeue` returning `None`, at the instant
 //! the wire became free) when the next packet arrives.
 
-use super::{Departures, Event, Link, LinkQueue, Simulation};
+use super::{Departures, Event, Link, LinkQueue, Simulation, Traffic};
 use crate::aqm::{DropReason, FifoBuffer, QueueAction, QueueDisc, QueueEnv};
 use crate::metrics::ClassCounters;
 use crate::net::packet::NO_PACKET;
@@ -40,9 +40,14 @@ pub(super) fn queue_len(link: &Link, queue: &LinkQueue) -> (u64, u64) {
 }
 
 impl Simulation<'_> {
-    /// The window counters of link `l` for traffic class `class`.
+    /// The window's drop and mark counters of link `l` for traffic class `class`.
     fn counters(&mut self, l: u32, class: u16) -> &mut ClassCounters {
         &mut self.link_counters[l as usize * self.class_count + class as usize]
+    }
+
+    /// The window's arrival and departure counters of link `l` for traffic class `class`.
+    fn traffic(&mut self, l: u32, class: u16) -> &mut Traffic {
+        &mut self.link_traffic[l as usize * self.class_count + class as usize]
     }
 
     /// Offers a packet to link `l`'s queue and starts transmitting if the wire is free.
@@ -52,7 +57,7 @@ impl Simulation<'_> {
             (p.class, p.size, p.payload)
         };
         if self.measuring {
-            let c = self.counters(l, class);
+            let c = self.traffic(l, class);
             c.arrivals += 1;
             c.arrival_bytes += size as u64;
         }
@@ -258,7 +263,7 @@ impl Simulation<'_> {
     fn count_departure(&mut self, l: u32, class: u16, size: u32) {
         self.forwards += 1;
         if self.measuring {
-            let c = self.counters(l, class);
+            let c = self.traffic(l, class);
             c.departures += 1;
             c.departure_bytes += size as u64;
         }

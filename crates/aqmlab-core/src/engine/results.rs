@@ -30,8 +30,19 @@ impl Simulation<'_> {
             samples_of[l as usize].push(q as f64);
         }
         for (i, (q, lm)) in self.queues.iter().zip(&m.links).enumerate() {
-            let by_class = &self.link_counters[i * stride..(i + 1) * stride];
-            let total = ClassCounters::total(by_class);
+            let by_class: Vec<ClassCounters> = (i * stride..(i + 1) * stride)
+                .map(|k| {
+                    let t = self.link_traffic[k];
+                    ClassCounters {
+                        arrivals: t.arrivals,
+                        arrival_bytes: t.arrival_bytes,
+                        departures: t.departures,
+                        departure_bytes: t.departure_bytes,
+                        ..self.link_counters[k].clone()
+                    }
+                })
+                .collect();
+            let total = ClassCounters::total(&by_class);
             let (q_mean, q_std, q_max) = q.length.stats(self.now, 0);
             let (qb_mean, qb_std, _) = q.length.stats(self.now, 1);
             let (s_mean, s_std, s_n) = mean_std(samples_of[i].iter().copied());
