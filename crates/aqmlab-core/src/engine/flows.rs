@@ -17,7 +17,6 @@ use crate::traffic::udp::UdpSource;
 use rand::Rng as _;
 
 pub(super) struct TcpConn {
-    pub cfg: u16,
     pub ends: [Endpoint; 2],
     pub app: App,
     /// When the application's timer is due.
@@ -29,7 +28,12 @@ pub(super) struct TcpConn {
 /// Boxed, so that the flow table stays small: every delivered packet and timer reads its flow's
 /// generation, and at a thousand flows the table's cache lines matter.
 pub(super) enum FlowState {
-    Tcp(Box<TcpConn>),
+    /// `cfg` indexes `Model::tcp_configs`; it sits beside the pointer so that finding an endpoint's
+    /// configuration does not touch another cache line of the connection.
+    Tcp {
+        cfg: u16,
+        conn: Box<TcpConn>,
+    },
     Udp(Box<UdpSource>),
     Free,
 }
@@ -222,7 +226,8 @@ impl Simulation<'_> {
             Endpoint::new(Role::Initiator, c, e.slot, e.class, e.route, phase()),
             Endpoint::new(Role::Responder, c, e.slot, e.class, e.reverse_route, phase()),
         ];
-        FlowState::Tcp(Box::new(TcpConn { cfg, ends, app, app_timer: None, at_warmup: Default::default() }))
+        let conn = Box::new(TcpConn { ends, app, app_timer: None, at_warmup: Default::default() });
+        FlowState::Tcp { cfg, conn }
     }
 
     /// The slot the next `add_flow` will use.
@@ -267,7 +272,7 @@ impl Simulation<'_> {
 
     pub(super) fn flow_start(&mut self, f: u32) {
         match &self.flows[f as usize].state {
-            FlowState::Tcp(_) => self.open_tcp(f),
+            FlowState::Tcp { .. } => self.open_tcp(f),
             FlowState::Udp(_) => self.udp_send(f),
             FlowState::Free => {}
         }
@@ -275,7 +280,7 @@ impl Simulation<'_> {
 
     /// Starts a connection's application and its handshake.
     fn open_tcp(&mut self, f: u32) {
-        let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+        let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state else { return };
         self.app_cx.reset(self.now);
         conn.app.start(&mut self.app_cx);
         self.apply_app(f);
@@ -289,8 +294,8 @@ impl Simulation<'_> {
         side: usize,
         call: impl FnOnce(&mut Endpoint, &crate::tcp::TcpConfig, &mut TcpIo) -> R,
     ) -> Option<R> {
-        let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return None };
-        let cfg = &self.model.tcp_configs[conn.cfg as usize];
+        let FlowState::Tcp { cfg, conn } = &mut self.flows[f as usize].state else { return None };
+        let cfg = &self.model.tcp_configs[*cfg as usize];
         let mut io = TcpIo {
             now: self.now,
             packets: &mut self.packets,
@@ -314,7 +319,7 @@ impl Simulation<'_> {
         self.app_cx.records = records;
         let gen = self.flows[f as usize].gen;
         if let Some(at) = self.app_cx.timer.take() {
-            if let FlowState::Tcp(conn) = &mut self.flows[f as usize].state {
+            if let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state {
                 conn.app_timer = Some(at);
             }
             self.events.schedule(at, Event::App { f, g: gen as u16 });
@@ -341,7 +346,7 @@ impl Simulation<'_> {
         if flow.gen as u16 != g {
             return;
         }
-        let FlowState::Tcp(conn) = &mut flow.state else { return };
+        let FlowState::Tcp { conn, .. } = &mut flow.state else { return };
         if conn.app_timer != Some(self.now) {
             return;
         }
@@ -363,12 +368,12 @@ impl Simulation<'_> {
         }
         let (class, serial) = (flow.class, flow.serial);
         match (&mut flow.state, pkt.proto) {
-            (FlowState::Tcp(_), Proto::Tcp) => {
+            (FlowState::Tcp { .. }, Proto::Tcp) => {
                 let side = if pkt.from_responder { 0 } else { 1 };
                 let d =
                     self.with_endpoint(f, side, |e, cfg, io| e.on_packet(cfg, &pkt, io)).expect("TCP flow");
                 if d.bytes > 0 || d.fin {
-                    let FlowState::Tcp(conn) = &mut self.flows[f as usize].state else { return };
+                    let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state else { return };
                     self.app_cx.reset(self.now);
                     if d.bytes > 0 {
                         conn.app.delivered(side, d.bytes, &mut self.app_cx, class, serial);
@@ -391,7 +396,7 @@ impl Simulation<'_> {
     /// Frees the slot of a connection both of whose ends have closed.
     fn retire_if_closed(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
-        let FlowState::Tcp(conn) = &flow.state else { return };
+        let FlowState::Tcp { conn, .. } = &flow.state else { return };
         if flow.generator.is_none() || !(conn.ends[0].is_closed() && conn.ends[1].is_closed()) {
             return; // static flows keep their slot for the results table
         }
@@ -410,7 +415,7 @@ impl Simulation<'_> {
             self.events.schedule(t, Event::Tcp { f, g: g as u16, timer: timer_code(side, kind) });
         }
         if self.traced.get(f as usize).copied().unwrap_or(false) {
-            if let FlowState::Tcp(c) = &flow.state {
+            if let FlowState::Tcp { conn: c, .. } = &flow.state {
                 let e = &c.ends[0];
                 self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats.timeouts);
             }
@@ -482,7 +487,9 @@ impl Simulation<'_> {
     pub(super) fn snapshot_flows_at_warmup(&mut self) {
         for f in &mut self.flows {
             match &mut f.state {
-                FlowState::Tcp(c) => c.at_warmup = [c.ends[0].stats.clone(), c.ends[1].stats.clone()],
+                FlowState::Tcp { conn: c, .. } => {
+                    c.at_warmup = [c.ends[0].stats.clone(), c.ends[1].stats.clone()]
+                }
                 FlowState::Udp(u) => u.sent_at_warmup = u.sent,
                 FlowState::Free => {}
             }

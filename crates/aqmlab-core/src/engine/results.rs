@@ -129,7 +129,7 @@ impl Simulation<'_> {
                 cwnd: f64::NAN,
             };
             match &flow.state {
-                FlowState::Tcp(c) => {
+                FlowState::Tcp { conn: c, .. } => {
                     let (snd, rcv) = (&c.ends[0], &c.ends[1]);
                     let (s0, r0) = (&c.at_warmup[0], &c.at_warmup[1]);
                     row.kind = "tcp".into();
@@ -157,7 +157,7 @@ impl Simulation<'_> {
         // Pairs started after the warm-up and still outstanding on open connections.
         let mut incomplete = vec![0u64; m.classes.len()];
         for f in &self.flows {
-            if let FlowState::Tcp(c) = &f.state {
+            if let FlowState::Tcp { conn: c, .. } = &f.state {
                 incomplete[f.class as usize] += c.app.outstanding_since(m.warmup);
             }
         }
