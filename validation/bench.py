@@ -261,7 +261,7 @@ def compare_rows(
             text = f"{sc.label}: speed-up ≥ {target:g}× (measured {speedup:.1f}×)"
             checks.append((text, speedup >= target))
         if sc.queue == "DT":
-            fps = a.get("forwards_per_s")
+            fps = a.get("link_forwards") / a.wall_s  # the median run's, like every other column
             text = f"{sc.label}: ≥ {FORWARDS_TARGET / 1e6:g} M link forwards per wall-second"
             checks.append((f"{text} (measured {fps / 1e6:.2f} M)", fps >= FORWARDS_TARGET))
         checks.append((f"{sc.label}: goodput within 3% (measured {dg:+.2%})", abs(dg) <= GOODPUT_TOL))
