@@ -415,8 +415,8 @@ impl Simulation<'_> {
             self.events.schedule(t, Event::Tcp { f, g: g as u16, timer: timer_code(side, kind) });
         }
         if self.traced.get(f as usize).copied().unwrap_or(false) {
-            if let FlowState::Tcp { conn: c, .. } = &flow.state {
-                let e = &c.ends[0];
+            if let FlowState::Tcp { conn, .. } = &flow.state {
+                let e = &conn.ends[0];
                 self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats.timeouts);
             }
         }
@@ -487,8 +487,8 @@ impl Simulation<'_> {
     pub(super) fn snapshot_flows_at_warmup(&mut self) {
         for f in &mut self.flows {
             match &mut f.state {
-                FlowState::Tcp { conn: c, .. } => {
-                    c.at_warmup = [c.ends[0].stats.clone(), c.ends[1].stats.clone()]
+                FlowState::Tcp { conn, .. } => {
+                    conn.at_warmup = [conn.ends[0].stats.clone(), conn.ends[1].stats.clone()]
                 }
                 FlowState::Udp(u) => u.sent_at_warmup = u.sent,
                 FlowState::Free => {}

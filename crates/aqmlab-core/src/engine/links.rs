@@ -2,8 +2,8 @@
 //!
 //! A link direction transmits one packet at a time; the packet on the wire is not in the queue (ns-2's
 //! convention). A packet taken off the queue goes into the link's in-flight list (linked through the
-//! packets) with its arrival time (end of transmission + propagation); only the list's head has an
-//! `Arrival` event. Nodes forward in zero time along the packet's precomputed route.
+//! packets, each holding its successor's arrival time: end of transmission + propagation); only the
+//! list's head has an `Arrival` event. Nodes forward in zero time along the packet's precomputed route.
 //!
 //! Most disciplines send every accepted packet, in arrival order (`departs_in_arrival_order`). A
 //! link with such a discipline fixes a packet's transmission start when the discipline accepts it

@@ -129,9 +129,9 @@ impl Simulation<'_> {
                 cwnd: f64::NAN,
             };
             match &flow.state {
-                FlowState::Tcp { conn: c, .. } => {
-                    let (snd, rcv) = (&c.ends[0], &c.ends[1]);
-                    let (s0, r0) = (&c.at_warmup[0], &c.at_warmup[1]);
+                FlowState::Tcp { conn, .. } => {
+                    let (snd, rcv) = (&conn.ends[0], &conn.ends[1]);
+                    let (s0, r0) = (&conn.at_warmup[0], &conn.at_warmup[1]);
                     row.kind = "tcp".into();
                     row.bytes_delivered = rcv.stats.bytes_delivered - r0.bytes_delivered;
                     row.packets_sent = snd.stats.segments_sent - s0.segments_sent;
@@ -157,8 +157,8 @@ impl Simulation<'_> {
         // Pairs started after the warm-up and still outstanding on open connections.
         let mut incomplete = vec![0u64; m.classes.len()];
         for f in &self.flows {
-            if let FlowState::Tcp { conn: c, .. } = &f.state {
-                incomplete[f.class as usize] += c.app.outstanding_since(m.warmup);
+            if let FlowState::Tcp { conn, .. } = &f.state {
+                incomplete[f.class as usize] += conn.app.outstanding_since(m.warmup);
             }
         }
         let mut responses = Vec::new();
