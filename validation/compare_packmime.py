@@ -118,7 +118,7 @@ def server_box_only(text: str, per_direction: bool) -> str:
 
 def run_aqmlab(bench: Path, scenario: Path, seed: int, variant: str) -> dict:
     """One aqmlab run; returns the normalised metrics."""
-    cmd = [str(bench), str(scenario), f"seed={seed}"]
+    cmd = [str(bench), str(scenario), "--links", f"seed={seed}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"aqmlab-bench failed ({proc.returncode}): {proc.stderr.strip()}")

@@ -47,7 +47,7 @@ CAPACITY_MBPS = 100.0
 
 def run_bench(bench: Path, overrides: list[str], timeout: float | None = None) -> dict:
     """Runs aqmlab-bench on the peering scenario; returns its JSON plus the outer wall time."""
-    cmd = [str(bench), str(SCENARIO), *overrides]
+    cmd = [str(bench), str(SCENARIO), "--links", *overrides]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     outer = time.perf_counter() - t0

@@ -1,11 +1,14 @@
 //! Benchmark driver: runs a scenario file and prints one JSON line with wall time, peak RSS and link
 //! forwards per second, plus what the validation scripts compare with ns-2.
 //!
-//! `aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]` — overrides as in `aqmlab run --set`.
+//! `aqmlab-bench SCENARIO.toml [--link=A->B] [--links] [key=value ...]` — overrides as in
+//! `aqmlab run --set`.
 //! The bottleneck (the link direction named by `--link`, else the busiest one) reports its arrivals,
 //! drops by reason, marks and queue statistics; the flows' TCP loss-recovery totals are for the
 //! measurement window. Web runs also get `pairs` (completed pairs started after the warm-up),
-//! `responses` (per class), `generators` and every link's utilization. With
+//! `responses` (per class) and `generators`; `--links` adds every link direction's utilization, drops
+//! and arrivals (left out by default: at BENCH-DUMBBELL-1000 writing them costs more than a tenth of
+//! a short run's instructions, and the speed benchmark times the whole process). With
 //! `measure.pair_records = true`, `AQMLAB_BENCH_PAIRS=FILE` writes the completed pairs as CSV.
 
 use serde_json::json;
@@ -46,8 +49,9 @@ fn write_pairs(file: &str, p: &aqmlab_core::metrics::response::PairColumns) {
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let link = args.iter().position(|a| a.starts_with("--link=")).map(|i| args.remove(i)[7..].to_string());
+    let all_links = args.iter().position(|a| a == "--links").map(|i| args.remove(i)).is_some();
     let Some(path) = args.first() else {
-        fail("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [key=value ...]")
+        fail("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [--links] [key=value ...]")
     };
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
     let model = aqmlab_core::load(&text, path, &args[1..], None).unwrap_or_else(|e| fail(&e.to_string()));
@@ -66,7 +70,7 @@ fn main() {
         None => r.links.iter().max_by(|a, b| a.utilization.total_cmp(&b.utilization)).expect("a link"),
     };
     let sum = |f: fn(&aqmlab_core::metrics::FlowRow) -> u64| r.flows.iter().map(f).sum::<u64>();
-    let line = json!({
+    let mut line = json!({
         "simulator": "aqmlab",
         "scenario": r.summary.name,
         "flows": r.summary.flows,
@@ -93,14 +97,23 @@ fn main() {
         "pairs": r.responses.iter().map(|x| x.pairs).sum::<u64>(),
         "responses": r.responses,
         "generators": r.generators,
-        "links": r.links.iter().map(|l| json!({
-            "link": l.link, "utilization": l.utilization, "drops": l.drops, "arrivals": l.counters.arrivals,
-        })).collect::<Vec<_>>(),
         "end_s": r.summary.end_s,
         "ended_by": r.summary.ended_by,
         "packets_peak": r.summary.packets_peak,
         "flow_slots": r.summary.flow_slots,
         "connections": r.summary.flows,
     });
+    if all_links {
+        line["links"] = r
+            .links
+            .iter()
+            .map(|l| {
+                json!({
+                    "link": l.link, "utilization": l.utilization, "drops": l.drops,
+                    "arrivals": l.counters.arrivals,
+                })
+            })
+            .collect();
+    }
     println!("{line}");
 }
