@@ -43,6 +43,7 @@ pub(super) enum FlowState {
 /// with its own distribution); a flow meets at most one per end.
 type FlowDelay = (u32, Option<Time>, Option<Time>);
 
+#[repr(align(64))]
 pub(super) struct Flow {
     pub gen: u32,
     pub class: u16,

@@ -44,6 +44,7 @@ pub enum Proto {
 }
 
 #[derive(Clone, Debug, Default)]
+#[repr(align(64))]
 pub struct Packet {
     /// Bytes on the wire (headers included).
     pub size: u32,
