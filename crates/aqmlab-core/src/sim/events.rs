@@ -23,9 +23,9 @@ const WORDS: usize = BUCKETS / 64;
 const SUMMARY: usize = WORDS / 64;
 pub struct EventQueue<E> {
     nodes: Pool<E>,
-    buckets: Box<[Ends]>,
+    buckets: Box<[Ends; BUCKETS]>,
     /// Bit `b % 64` of word `b / 64` set when bucket `b` is non-empty.
-    occupied: Box<[u64]>,
+    occupied: Box<[u64; WORDS]>,
     /// Bit `w % 64` of word `w / 64` set when `occupied[w]` is non-zero.
     summary: [u64; SUMMARY],
     /// Events due beyond the wheel's span when they were scheduled.
@@ -40,8 +40,8 @@ impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             nodes: Pool::default(),
-            buckets: vec![Ends::EMPTY; BUCKETS].into(),
-            occupied: vec![0; WORDS].into(),
+            buckets: Box::new([Ends::EMPTY; BUCKETS]),
+            occupied: Box::new([0; WORDS]),
             summary: [0; SUMMARY],
             far: RadixHeap::default(),
             far_next: Time::MAX,
@@ -57,29 +57,42 @@ fn bucket_of(at: Time) -> usize {
 
 impl<E: Copy> EventQueue<E> {
     /// Schedules `event` at `at`, which must not be earlier than the last popped time.
+    #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
         assert!(at >= self.last, "event scheduled in the past ({at} < {})", self.last);
         self.len += 1;
         if (at >> BUCKET_BITS) - (self.last >> BUCKET_BITS) >= BUCKETS as Time {
-            self.far.schedule(at, event);
-            self.far_next = self.far_next.min(at);
+            self.schedule_far(at, event);
             return;
         }
         let n = self.nodes.alloc(at, event);
         let b = bucket_of(at);
-        let ends = self.buckets[b];
-        if ends.first == NIL {
+        if self.buckets[b].first == NIL {
             self.buckets[b] = Ends { first: n, last: n };
             self.occupied[b / 64] |= 1 << (b % 64);
             self.summary[b / 4096] |= 1 << (b / 64 % 64);
-        } else if self.nodes[ends.last].at <= at {
+        } else {
+            self.insert(b, n, at);
+        }
+    }
+
+    #[inline(never)]
+    fn schedule_far(&mut self, at: Time, event: E) {
+        self.far.schedule(at, event);
+        self.far_next = self.far_next.min(at);
+    }
+
+    /// Links node `n`, due at `at`, into non-empty bucket `b` after every node due at or before it.
+    #[inline(never)]
+    fn insert(&mut self, b: usize, n: u32, at: Time) {
+        let ends = self.buckets[b];
+        if self.nodes[ends.last].at <= at {
             self.nodes[ends.last].next = n;
             self.buckets[b].last = n;
         } else if at < self.nodes[ends.first].at {
             self.nodes[n].next = ends.first;
             self.buckets[b].first = n;
         } else {
-            // After the last node due at or before `at`.
             let mut prev = ends.first;
             while self.nodes[self.nodes[prev].next].at <= at {
                 prev = self.nodes[prev].next;
@@ -89,14 +102,20 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// The first occupied bucket at or after bucket `from`, not wrapping around.
+    /// The first occupied bucket at or after bucket `from` (below `BUCKETS`), not wrapping around.
+    #[inline(always)]
     fn occupied_from(&self, from: usize) -> Option<usize> {
-        let w = from / 64;
+        let w = from / 64 % WORDS;
         let bits = self.occupied[w] & (!0 << (from % 64));
         if bits != 0 {
             return Some(w * 64 + bits.trailing_zeros() as usize);
         }
-        // The next non-empty word after `w`, through the summary.
+        self.occupied_after_word(w)
+    }
+
+    /// The first occupied bucket in a word after word `w`, found through the summary.
+    #[inline(never)]
+    fn occupied_after_word(&self, w: usize) -> Option<usize> {
         let next = w + 1;
         let mut s = next / 64;
         if s >= SUMMARY {
@@ -130,22 +149,17 @@ impl<E: Copy> EventQueue<E> {
     /// Removes and returns the earliest event if it is due at or before `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        let bucket = self.first_bucket();
-        let wheel_next = bucket.map_or(Time::MAX, |b| self.nodes[self.buckets[b].first].at);
-        let next = wheel_next.min(self.far_next);
-        if next > limit || (bucket.is_none() && self.far_next == Time::MAX) {
+        let Some(b) = self.first_bucket() else { return self.pop_far(limit) };
+        let n = self.buckets[b].first;
+        let node = self.nodes[n];
+        if self.far_next <= node.at {
+            return self.pop_far(limit);
+        }
+        if node.at > limit {
             return None;
         }
         self.len -= 1;
-        self.last = next;
-        if self.far_next <= wheel_next {
-            let item = self.far.pop().expect("far_next is due");
-            self.far_next = self.far.peek_time().unwrap_or(Time::MAX);
-            return Some(item);
-        }
-        let b = bucket.expect("the wheel's event is due");
-        let n = self.buckets[b].first;
-        let node = self.nodes[n];
+        self.last = node.at;
         self.buckets[b].first = node.next;
         if node.next == NIL {
             self.occupied[b / 64] &= !(1 << (b % 64));
@@ -155,6 +169,20 @@ impl<E: Copy> EventQueue<E> {
         }
         self.nodes.release(n);
         Some((node.at, node.event))
+    }
+
+    /// Pops the far heap's earliest event if it is due by `limit` (it is due no later than the
+    /// wheel's, and goes first at equal times), if the heap holds any.
+    #[inline(never)]
+    fn pop_far(&mut self, limit: Time) -> Option<(Time, E)> {
+        if self.far_next > limit || self.far_next == Time::MAX {
+            return None;
+        }
+        let item = self.far.pop().expect("far_next is due");
+        self.far_next = self.far.peek_time().unwrap_or(Time::MAX);
+        self.len -= 1;
+        self.last = item.0;
+        Some(item)
     }
 
     pub fn len(&self) -> usize {
