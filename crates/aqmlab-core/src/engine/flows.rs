@@ -418,7 +418,7 @@ impl Simulation<'_> {
         if self.traced.get(f as usize).copied().unwrap_or(false) {
             if let FlowState::Tcp { conn, .. } = &flow.state {
                 let e = &conn.ends[0];
-                self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats.timeouts);
+                self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats().timeouts);
             }
         }
         let mut out = std::mem::take(&mut self.tcp_out);
@@ -488,9 +488,7 @@ impl Simulation<'_> {
     pub(super) fn snapshot_flows_at_warmup(&mut self) {
         for f in &mut self.flows {
             match &mut f.state {
-                FlowState::Tcp { conn, .. } => {
-                    conn.at_warmup = [conn.ends[0].stats.clone(), conn.ends[1].stats.clone()]
-                }
+                FlowState::Tcp { conn, .. } => conn.at_warmup = [conn.ends[0].stats(), conn.ends[1].stats()],
                 FlowState::Udp(u) => u.sent_at_warmup = u.sent,
                 FlowState::Free => {}
             }

@@ -131,14 +131,15 @@ impl Simulation<'_> {
             match &flow.state {
                 FlowState::Tcp { conn, .. } => {
                     let (snd, rcv) = (&conn.ends[0], &conn.ends[1]);
+                    let (snd_stats, rcv_stats) = (snd.stats(), rcv.stats());
                     let (s0, r0) = (&conn.at_warmup[0], &conn.at_warmup[1]);
                     row.kind = "tcp".into();
-                    row.bytes_delivered = rcv.stats.bytes_delivered - r0.bytes_delivered;
-                    row.packets_sent = snd.stats.segments_sent - s0.segments_sent;
-                    row.retransmits = snd.stats.retransmits - s0.retransmits;
-                    row.timeouts = snd.stats.timeouts - s0.timeouts;
-                    row.fast_retransmits = snd.stats.fast_retransmits - s0.fast_retransmits;
-                    row.ecn_reductions = snd.stats.ecn_reductions - s0.ecn_reductions;
+                    row.bytes_delivered = rcv_stats.bytes_delivered - r0.bytes_delivered;
+                    row.packets_sent = snd_stats.segments_sent - s0.segments_sent;
+                    row.retransmits = snd_stats.retransmits - s0.retransmits;
+                    row.timeouts = snd_stats.timeouts - s0.timeouts;
+                    row.fast_retransmits = snd_stats.fast_retransmits - s0.fast_retransmits;
+                    row.ecn_reductions = snd_stats.ecn_reductions - s0.ecn_reductions;
                     row.srtt_s = snd.srtt_secs();
                     row.cwnd = snd.cwnd;
                 }

@@ -8,6 +8,7 @@ use super::timer::{LazyTimer, TimerOutcome};
 use super::{TcpConfig, HEADER_BYTES};
 use crate::net::{flags, Ecn, Packet, PacketArena, PacketId, Proto};
 use crate::sim::Time;
+use std::num::NonZeroU64;
 
 /// Which timer of an endpoint an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,8 +79,8 @@ pub struct Delivery {
 
 /// Fields are laid out in the order written (`repr(C)`), one cache line per group, by when they are
 /// touched: with a thousand connections the endpoints fall out of cache, and each line a segment
-/// touches is a miss. A receiver handling data reads lines 0, 2, 3 and 5; a sender handling an ACK
-/// lines 0 to 4.
+/// touches is a miss. A receiver handling data reads lines 0 and 2; a sender handling an ACK lines 0
+/// to 3.
 #[repr(C, align(64))]
 pub struct Endpoint {
     // Line 0: every segment sent or received.
@@ -113,19 +114,80 @@ pub struct Endpoint {
     /// The segment being timed for an RTT sample: (sequence it must be acked past, send time).
     timing: Option<(u64, Time)>,
 
-    // Line 2: the timers (every segment sent cancels the delayed ACK).
+    // Line 2: the timers (every segment sent cancels the delayed ACK), the counters every segment
+    // moves, and what the receiver checks on every segment.
     rto_timer: LazyTimer,
     delack_timer: LazyTimer,
+    segments_sent: u64,
+    bytes_delivered: u64,
+    /// The end of the peer's FIN (which takes sequence number `end`), once it has arrived.
+    peer_fin: Option<NonZeroU64>,
+    ooo: OutOfOrder,
 
-    // Line 3.
-    pub stats: TcpStats,
-    peer_fin: Option<u64>,
-
-    // Line 4: the sender's RTT estimate.
+    // Line 3: the sender's RTT estimate.
     rtt: RttEstimator,
 
-    // Line 5: the receiver's out-of-order byte ranges [start, end), sorted and disjoint.
-    ooo: Vec<(u64, u64)>,
+    // Line 4: counters of rare events.
+    retransmits: u64,
+    timeouts: u64,
+    fast_retransmits: u64,
+    ecn_reductions: u64,
+}
+
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(Endpoint, snd_max) == 64, "line 1 starts with snd_max");
+    assert!(offset_of!(Endpoint, rto_timer) == 128, "line 2 starts with the timers");
+    assert!(offset_of!(Endpoint, rtt) == 192, "line 3 is the RTT estimate");
+    assert!(offset_of!(Endpoint, retransmits) == 256, "line 4 starts with the rare counters");
+    assert!(std::mem::size_of::<Endpoint>() == 320, "five lines");
+};
+
+/// The receiver's out-of-order byte ranges [start, end), sorted, disjoint and not touching. The list
+/// is allocated only while it holds any: the receiver checks it on every segment, and the pointer
+/// alone shares a cache line with what that segment touches anyway.
+#[derive(Default)]
+#[allow(clippy::box_collection)] // the box makes it one 8-byte pointer, where a `Vec` takes 24
+struct OutOfOrder(Option<Box<Vec<(u64, u64)>>>);
+
+impl OutOfOrder {
+    fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    #[cfg(test)]
+    fn ranges(&self) -> &[(u64, u64)] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    fn insert(&mut self, start: u64, end: u64) {
+        let ranges = self.0.get_or_insert_with(Box::default);
+        // The ranges that overlap or touch [start, end) are consecutive: from the first that ends at or
+        // after `start` to the last that starts at or before `end`. They become one, in place.
+        let i = ranges.partition_point(|&(_, e)| e < start);
+        let j = i + ranges[i..].partition_point(|&(s, _)| s <= end);
+        if i == j {
+            ranges.insert(i, (start, end));
+        } else {
+            ranges[i] = (start.min(ranges[i].0), end.max(ranges[j - 1].1));
+            ranges.drain(i + 1..j);
+        }
+    }
+
+    /// Takes out the ranges that in-order data up to `next` (exclusive) reaches; returns where the
+    /// in-order data then ends.
+    fn advance(&mut self, mut next: u64) -> u64 {
+        let Some(ranges) = self.0.as_mut() else { return next };
+        let reached = ranges.iter().take_while(|&&(s, _)| s <= next).count();
+        if reached > 0 {
+            next = next.max(ranges[reached - 1].1);
+            ranges.drain(..reached);
+            if ranges.is_empty() {
+                self.0 = None;
+            }
+        }
+        next
+    }
 }
 
 impl Endpoint {
@@ -155,13 +217,29 @@ impl Endpoint {
             rtt: RttEstimator::new(cfg.tick.0, boot_offset, cfg.initial_rto.0, cfg.min_rto.0, cfg.max_rto.0),
             rto_timer: LazyTimer::default(),
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: OutOfOrder::default(),
             peer_fin: None,
             fin_delivered: false,
             unacked_segments: 0,
             ece_pending: false,
             delack_timer: LazyTimer::default(),
-            stats: TcpStats::default(),
+            segments_sent: 0,
+            bytes_delivered: 0,
+            retransmits: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+            ecn_reductions: 0,
+        }
+    }
+
+    pub fn stats(&self) -> TcpStats {
+        TcpStats {
+            segments_sent: self.segments_sent,
+            retransmits: self.retransmits,
+            timeouts: self.timeouts,
+            fast_retransmits: self.fast_retransmits,
+            ecn_reductions: self.ecn_reductions,
+            bytes_delivered: self.bytes_delivered,
         }
     }
 
@@ -281,7 +359,7 @@ impl Endpoint {
             f |= flags::ECE | flags::CWR;
         }
         if self.snd_max > 0 {
-            self.stats.retransmits += 1;
+            self.retransmits += 1;
         } else {
             self.timing = Some((1, io.now));
         }
@@ -298,7 +376,7 @@ impl Endpoint {
                 self.rcv_nxt = 1;
                 self.ecn_ok = cfg.ecn && pkt.has(flags::ECE) && pkt.has(flags::CWR);
                 if self.state == State::SynReceived {
-                    self.stats.retransmits += 1;
+                    self.retransmits += 1;
                     self.timing = None;
                 } else {
                     self.timing = Some((1, io.now));
@@ -373,7 +451,7 @@ impl Endpoint {
         let mut f = flags::ACK | if fin { flags::FIN } else { 0 };
         let ecn = if self.ecn_ok && len > 0 { Ecn::Ect0 } else { Ecn::NotEct };
         if seq < self.snd_max {
-            self.stats.retransmits += 1;
+            self.retransmits += 1;
         } else {
             if self.cwr_pending && len > 0 {
                 f |= flags::CWR;
@@ -490,7 +568,7 @@ impl Endpoint {
         self.last_action = CwndAction::Dupack;
         self.timing = None;
         self.halve(cfg);
-        self.stats.fast_retransmits += 1;
+        self.fast_retransmits += 1;
         self.arm_rto(io);
         self.send_segment(self.snd_una, cfg, io);
     }
@@ -510,7 +588,7 @@ impl Endpoint {
             self.recover = self.snd_max;
             self.last_action = CwndAction::Ecn;
             self.halve(cfg);
-            self.stats.ecn_reductions += 1;
+            self.ecn_reductions += 1;
         }
     }
 
@@ -521,12 +599,12 @@ impl Endpoint {
             self.last_action = CwndAction::Timeout;
             return self.restart_or_cancel_rto(cfg, io);
         }
-        self.stats.timeouts += 1;
+        self.timeouts += 1;
         self.rtt.back_off();
         match self.state {
             State::SynSent => return self.send_syn(cfg, io),
             State::SynReceived => {
-                self.stats.retransmits += 1;
+                self.retransmits += 1;
                 let f = flags::SYN | flags::ACK | if self.ecn_ok { flags::ECE } else { 0 };
                 self.timing = None;
                 self.emit(0, 0, f, Ecn::NotEct, io);
@@ -583,10 +661,10 @@ impl Endpoint {
         let start = pkt.seq;
         let end = start + pkt.payload as u64;
         if pkt.has(flags::FIN) {
-            self.peer_fin = Some(end);
+            self.peer_fin = NonZeroU64::new(end);
         }
         if start > self.rcv_nxt {
-            self.insert_ooo(start, end);
+            self.ooo.insert(start, end);
             return true; // out of order: duplicate ACK now
         }
         if end <= self.rcv_nxt && (self.fin_delivered || !pkt.has(flags::FIN)) {
@@ -594,17 +672,10 @@ impl Endpoint {
         }
         let filled_gap = !self.ooo.is_empty();
         let before = self.rcv_nxt;
-        self.rcv_nxt = self.rcv_nxt.max(end);
-        while let Some(&(s, e)) = self.ooo.first() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            self.rcv_nxt = self.rcv_nxt.max(e);
-            self.ooo.remove(0);
-        }
+        self.rcv_nxt = self.ooo.advance(self.rcv_nxt.max(end));
         d.bytes = self.rcv_nxt - before;
-        self.stats.bytes_delivered += d.bytes;
-        if self.peer_fin == Some(self.rcv_nxt) && !self.fin_delivered {
+        self.bytes_delivered += d.bytes;
+        if self.peer_fin.map(NonZeroU64::get) == Some(self.rcv_nxt) && !self.fin_delivered {
             self.rcv_nxt += 1;
             self.fin_delivered = true;
             d.fin = true;
@@ -625,19 +696,6 @@ impl Endpoint {
         false
     }
 
-    fn insert_ooo(&mut self, start: u64, end: u64) {
-        // The ranges that overlap or touch [start, end) are consecutive: from the first that ends at or
-        // after `start` to the last that starts at or before `end`. They become one, in place.
-        let i = self.ooo.partition_point(|&(_, e)| e < start);
-        let j = i + self.ooo[i..].partition_point(|&(s, _)| s <= end);
-        if i == j {
-            self.ooo.insert(i, (start, end));
-        } else {
-            self.ooo[i] = (start.min(self.ooo[i].0), end.max(self.ooo[j - 1].1));
-            self.ooo.drain(i + 1..j);
-        }
-    }
-
     fn send_ack(&mut self, io: &mut TcpIo) {
         self.emit(self.snd_nxt, 0, flags::ACK, Ecn::NotEct, io);
     }
@@ -652,7 +710,7 @@ impl Endpoint {
             self.unacked_segments = 0;
             self.delack_timer.cancel();
         }
-        self.stats.segments_sent += 1;
+        self.segments_sent += 1;
         let id = io.packets.alloc(Packet {
             size: payload + HEADER_BYTES,
             payload,
@@ -733,11 +791,12 @@ mod tests {
             for _ in 0..rng.gen_range(1..30) {
                 let start = rng.gen_range(0..190u64);
                 let end = start + rng.gen_range(1..10);
-                e.insert_ooo(start, end);
+                e.ooo.insert(start, end);
                 covered[start as usize..end as usize].fill(true);
-                assert!(e.ooo.windows(2).all(|w| w[0].1 < w[1].0), "{:?}", e.ooo);
-                let listed = |b: usize| e.ooo.iter().any(|&(s, t)| s <= b as u64 && (b as u64) < t);
-                assert!((0..200).all(|b| covered[b] == listed(b)), "{:?}", e.ooo);
+                let ranges = e.ooo.ranges();
+                assert!(ranges.windows(2).all(|w| w[0].1 < w[1].0), "{ranges:?}");
+                let listed = |b: usize| ranges.iter().any(|&(s, t)| s <= b as u64 && (b as u64) < t);
+                assert!((0..200).all(|b| covered[b] == listed(b)), "{ranges:?}");
             }
         }
     }
@@ -805,7 +864,7 @@ mod tests {
             } else {
                 assert_eq!(p.ends[0].cwnd, cwnd, "an idle connection keeps its window");
             }
-            assert_eq!(p.ends[0].stats.timeouts, 0);
+            assert_eq!(p.ends[0].stats().timeouts, 0);
         }
     }
 }
