@@ -29,9 +29,11 @@ pub(super) struct TcpConn {
 /// generation, and at a thousand flows the table's cache lines matter.
 pub(super) enum FlowState {
     /// `cfg` indexes `Model::tcp_configs`; it sits beside the pointer so that finding an endpoint's
-    /// configuration does not touch another cache line of the connection.
+    /// configuration does not touch another cache line of the connection. So does `app_reads_data`
+    /// (`App::reads_data`): a bulk sink's data need not touch the application's line.
     Tcp {
         cfg: u16,
+        app_reads_data: bool,
         conn: Box<TcpConn>,
     },
     Udp(Box<UdpSource>),
@@ -227,8 +229,9 @@ impl Simulation<'_> {
             Endpoint::new(Role::Initiator, c, e.slot, e.class, e.route, phase()),
             Endpoint::new(Role::Responder, c, e.slot, e.class, e.reverse_route, phase()),
         ];
+        let app_reads_data = app.reads_data();
         let conn = Box::new(TcpConn { ends, app, app_timer: None, at_warmup: Default::default() });
-        FlowState::Tcp { cfg, conn }
+        FlowState::Tcp { cfg, app_reads_data, conn }
     }
 
     /// The slot the next `add_flow` will use.
@@ -295,7 +298,7 @@ impl Simulation<'_> {
         side: usize,
         call: impl FnOnce(&mut Endpoint, &crate::tcp::TcpConfig, &mut TcpIo) -> R,
     ) -> Option<R> {
-        let FlowState::Tcp { cfg, conn } = &mut self.flows[f as usize].state else { return None };
+        let FlowState::Tcp { cfg, conn, .. } = &mut self.flows[f as usize].state else { return None };
         let cfg = &self.model.tcp_configs[*cfg as usize];
         let mut io = TcpIo {
             now: self.now,
@@ -369,11 +372,11 @@ impl Simulation<'_> {
         }
         let (class, serial) = (flow.class, flow.serial);
         match (&mut flow.state, pkt.proto) {
-            (FlowState::Tcp { .. }, Proto::Tcp) => {
+            (&mut FlowState::Tcp { app_reads_data, .. }, Proto::Tcp) => {
                 let side = if pkt.from_responder { 0 } else { 1 };
                 let d =
                     self.with_endpoint(f, side, |e, cfg, io| e.on_packet(cfg, &pkt, io)).expect("TCP flow");
-                if d.bytes > 0 || d.fin {
+                if (d.bytes > 0 && app_reads_data) || d.fin {
                     let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state else { return };
                     self.app_cx.reset(self.now);
                     if d.bytes > 0 {

@@ -148,6 +148,11 @@ pub enum App {
 }
 
 impl App {
+    /// Whether `delivered` does anything: a bulk sink ignores the data it receives.
+    pub fn reads_data(&self) -> bool {
+        !matches!(self, App::Bulk(_))
+    }
+
     /// The connection is created (before the handshake).
     pub fn start(&mut self, cx: &mut AppCtx) {
         match self {
@@ -169,7 +174,8 @@ impl App {
         }
     }
 
-    /// `bytes` were delivered in order to endpoint `side`.
+    /// `bytes` were delivered in order to endpoint `side` (nothing to do where `reads_data` is false:
+    /// the engine then does not call it).
     pub fn delivered(&mut self, side: usize, bytes: u64, cx: &mut AppCtx, class: u16, connection: u64) {
         match self {
             App::Bulk(_) => {}
