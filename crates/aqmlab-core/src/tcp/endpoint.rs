@@ -780,7 +780,8 @@ mod tests {
     }
 
     /// The out-of-order list stays sorted, disjoint and not touching, and covers exactly the bytes of
-    /// the ranges inserted (checked against a byte map).
+    /// the ranges inserted; in-order data reaching up to a byte then continues to the first byte not
+    /// covered, and the list keeps only what lies beyond (both checked against a byte map).
     #[test]
     fn out_of_order_ranges_merge_into_what_they_cover() {
         use rand::{Rng, SeedableRng};
@@ -788,6 +789,8 @@ mod tests {
         for _ in 0..200 {
             let mut e = Endpoint::new(Role::Responder, &TcpConfig::default(), 0, 0, 0, 0);
             let mut covered = [false; 200];
+            let listed =
+                |e: &Endpoint, b: usize| e.ooo.ranges().iter().any(|&(s, t)| s <= b as u64 && (b as u64) < t);
             for _ in 0..rng.gen_range(1..30) {
                 let start = rng.gen_range(0..190u64);
                 let end = start + rng.gen_range(1..10);
@@ -795,9 +798,14 @@ mod tests {
                 covered[start as usize..end as usize].fill(true);
                 let ranges = e.ooo.ranges();
                 assert!(ranges.windows(2).all(|w| w[0].1 < w[1].0), "{ranges:?}");
-                let listed = |b: usize| ranges.iter().any(|&(s, t)| s <= b as u64 && (b as u64) < t);
-                assert!((0..200).all(|b| covered[b] == listed(b)), "{ranges:?}");
+                assert!((0..200).all(|b| covered[b] == listed(&e, b)), "{ranges:?}");
             }
+            let next = rng.gen_range(0..200);
+            let expected = (next..200).find(|&b| !covered[b]).unwrap_or(200);
+            assert_eq!(e.ooo.advance(next as u64), expected as u64);
+            assert!(e.ooo.ranges().iter().all(|&(s, _)| s > expected as u64));
+            assert!((expected..200).all(|b| covered[b] == listed(&e, b)));
+            assert_eq!(e.ooo.is_empty(), !covered[expected..].contains(&true));
         }
     }
 
