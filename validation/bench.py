@@ -54,6 +54,9 @@ SPEEDUP_TARGETS = {("DT", 100, 300.0): 5.0, ("DT", 1000, 60.0): 20.0}
 FORWARDS_TARGET = 10e6
 GOODPUT_TOL = 0.03
 QMEAN_TOL = 0.15
+#: ns-2.35's drop-tail wall time on bench.md's reference machine ("a machine of this kind"), 60 s
+#: simulated, by N: the yardstick for how fast the machine ran during a comparison.
+NS2_REFERENCE_WALL_S = {10: 0.68, 100: 1.29, 1000: 10.45}
 
 
 @dataclass
@@ -288,6 +291,39 @@ def compare_rows(
     return head, rows, checks
 
 
+def machine_rows(results: list[tuple[Scenario, Measured, Measured]]) -> tuple[list[str], list[list[str]]]:
+    """How fast this machine ran, judged by ns-2 against bench.md's reference timings, and aqmlab's
+    forwards per second scaled by the same factor: an estimate (it assumes both simulators slow down
+    alike on a loaded machine), never used for a verdict."""
+    head = [
+        "scenario",
+        "ns-2 wall s here",
+        "ns-2 wall s, reference machine",
+        "machine slower by",
+        "aqmlab forwards / wall s",
+        "scaled to the reference machine",
+    ]
+    rows = []
+    for sc, a, n in results:
+        ref = NS2_REFERENCE_WALL_S.get(sc.n)
+        if sc.queue != "DT" or sc.duration != 60 or ref is None:
+            continue
+        slower = n.wall_s / ref
+        fps = a.get("link_forwards") / a.wall_s
+        scaled = fps * slower
+        rows.append(
+            [
+                sc.label,
+                f"{n.wall_s:.3f}",
+                f"{ref:.2f}",
+                f"{slower:.2f}×",
+                f"{fps / 1e6:.2f} M",
+                f"{scaled / 1e6:.1f} M",
+            ]
+        )
+    return head, rows
+
+
 def rich_table(title: str, head: list[str], rows: list[list[str]]) -> Table:
     t = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left")
     for i, h in enumerate(head):
@@ -379,6 +415,20 @@ def main(argv: list[str] | None = None) -> int:
         ]
         md += [f"- **{verdict(ok)}** — {text}" for text, ok in checks]
         md.append("")
+        mh, mr = machine_rows(both)
+        if mr:
+            title = "machine speed (ns-2 against bench.md's reference; an estimate)"
+            console.print(rich_table(title, mh, mr))
+            md += [
+                "## Machine speed",
+                "",
+                "ns-2's wall time here against bench.md's reference machine, and aqmlab's forwards per"
+                " second scaled by the same factor: an estimate that assumes both simulators slow down"
+                " alike when the shared machine is loaded. Not used for the verdicts above.",
+                "",
+                md_table(mh, mr),
+                "",
+            ]
         out = Path(args.markdown) if args.markdown else RESULTS_MD
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("\n".join(md))
