@@ -76,6 +76,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// An event due beyond the wheel's span waits in the radix heap.
     #[inline(never)]
     fn schedule_far(&mut self, at: Time, event: E) {
         self.far.schedule(at, event);
