@@ -4,12 +4,14 @@
     python validation/bench.py --compare [--repeat K] [--json FILE] [--markdown FILE]
 
 Scenarios (/work/shared/docs/bench.md): drop-tail at N = 10, 100, 1000; RED and PI at N = 100; with
-``--compare`` also drop-tail at N = 100 with 300 s simulated. Each run is one ``aqmlab-bench`` process
-(``scenarios/bench-dumbbell.toml`` plus overrides) timed from outside, like the ``ns`` process that
-``validation/ns2/run_ns2.py`` times: the wall column is whole-process wall time, set-up included, for
-both simulators. Peak RSS comes from ``/usr/bin/time -v`` when it exists (else from the program).
-With ``--compare`` aqmlab and ns-2 alternate run by run, so machine noise hits both alike; the speed
-and accuracy targets are judged from the numbers measured in that run.
+``--compare`` also drop-tail at N = 100 with 300 s simulated. Drop-tail also runs at N = 30, 300 and
+3000 for the "scaling with N" table and plot (``bench-scaling.png``): how forwards per second fall as
+the flows' state outgrows the caches (ns-2 too with ``--compare``, up to N = 1000). Each run is one
+``aqmlab-bench`` process (``scenarios/bench-dumbbell.toml`` plus overrides) timed from outside, like
+the ``ns`` process that ``validation/ns2/run_ns2.py`` times: the wall column is whole-process wall
+time, set-up included, for both simulators. Peak RSS comes from ``/usr/bin/time -v`` when it exists
+(else from the program). With ``--compare`` aqmlab and ns-2 alternate run by run, so machine noise
+hits both alike; the speed and accuracy targets are judged from the numbers measured in that run.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ QMEAN_TOL = 0.15
 #: ns-2.35's drop-tail wall time on bench.md's reference machine ("a machine of this kind"), 60 s
 #: simulated, by N: the yardstick for how fast the machine ran during a comparison.
 NS2_REFERENCE_WALL_S = {10: 0.68, 100: 1.29, 1000: 10.45}
+#: Drop-tail N beyond bench.md's three, for the scaling table only (no targets). ns-2 runs up to
+#: SCALING_NS2_MAX_N: at N = 3000 it takes minutes.
+SCALING_EXTRA_N = (30, 300, 3000)
+SCALING_NS2_MAX_N = 1000
+SCALING_PNG = ROOT / "validation" / "results" / "bench-scaling.png"
 
 
 @dataclass
@@ -324,6 +331,70 @@ def machine_rows(results: list[tuple[Scenario, Measured, Measured]]) -> tuple[li
     return head, rows
 
 
+def scaling_rows(
+    scaling: list[tuple[Scenario, Measured, Measured | None]],
+) -> tuple[list[str], list[list[str]]]:
+    """Per N: aqmlab's wall, forwards per second (also relative to the smallest N), wall per forward
+    and peak RSS; with ns-2's run, its wall, forwards per second and the speed-up."""
+    head = [
+        "N",
+        "aqmlab wall s",
+        "forwards / wall s",
+        "vs smallest N",
+        "ns per forward",
+        "peak RSS MB",
+        "ns-2 wall s",
+        "ns-2 forwards / wall s",
+        "speed-up",
+    ]
+    rows = []
+    first = None
+    for sc, a, n in scaling:
+        fps = a.get("link_forwards") / a.wall_s
+        first = first or fps
+        ns2 = ["–", "–", "–"]
+        if n is not None:
+            ns2_fps = n.get("link_forwards") / n.wall_s
+            ns2 = [f"{n.wall_s:.3f}", f"{ns2_fps / 1e6:.2f} M", f"{n.wall_s / a.wall_s:.1f}×"]
+        rows.append(
+            [
+                str(sc.n),
+                f"{a.wall_s:.3f}",
+                f"{fps / 1e6:.2f} M",
+                f"{fps / first:.2f}",
+                f"{1e9 / fps:.0f}",
+                f"{a.peak_rss_mb:.1f}",
+                *ns2,
+            ]
+        )
+    return head, rows
+
+
+def plot_scaling(scaling: list[tuple[Scenario, Measured, Measured | None]], path: Path) -> None:
+    """Forwards per wall-second against N, both simulators, with the 10 M target for reference."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    ns = [sc.n for sc, _, _ in scaling]
+    ax.plot(ns, [a.get("link_forwards") / a.wall_s for _, a, _ in scaling], "o-", label="aqmlab")
+    ns2 = [(sc.n, n.get("link_forwards") / n.wall_s) for sc, _, n in scaling if n is not None]
+    if ns2:
+        ax.plot([k for k, _ in ns2], [v for _, v in ns2], "s-", label="ns-2.35")
+    ax.axhline(FORWARDS_TARGET, color="grey", linestyle="--", linewidth=1, label="10 M target")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("N (flows on BENCH-DUMBBELL-N, drop-tail)")
+    ax.set_ylabel("link forwards per wall-second")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def rich_table(title: str, head: list[str], rows: list[list[str]]) -> Table:
     t = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left")
     for i, h in enumerate(head):
@@ -361,19 +432,27 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     console = Console(width=max(Console().width, 200))  # wide tables stay readable in logs and pipes
     scs = scenarios(args.duration, args.compare)
+    extra = [Scenario("DT", n, args.duration) for n in SCALING_EXTRA_N]
     aq: list[tuple[Scenario, Measured]] = []
     both: list[tuple[Scenario, Measured, Measured]] = []
-    for sc in scs:
+    scaling: list[tuple[Scenario, Measured, Measured | None]] = []
+    for sc in scs + extra:
+        with_ns2 = args.compare and (sc in scs or sc.n <= SCALING_NS2_MAX_N)
         a, n = Measured(), Measured()
         for k in range(args.repeat):
             console.print(f"[dim]{sc.label}: aqmlab run {k + 1}/{args.repeat}[/dim]")
             a.runs.append(run_aqmlab(binary, sc))
-            if args.compare:
+            if with_ns2:
                 console.print(f"[dim]{sc.label}: ns-2 run {k + 1}/{args.repeat}[/dim]")
                 n.runs.append(run_ns2_once(sc))
+        if sc.queue == "DT" and sc.duration == args.duration:
+            scaling.append((sc, a, n if with_ns2 else None))
+        if sc in extra:
+            continue
         aq.append((sc, a))
         if args.compare:
             both.append((sc, a, n))
+    scaling.sort(key=lambda t: t[0].n)
 
     load = os.getloadavg()
     stamp = time.strftime("%Y-%m-%d %H:%M")
@@ -385,6 +464,19 @@ def main(argv: list[str] | None = None) -> int:
     head, rows = aqmlab_rows(aq)
     console.print(rich_table("aqmlab (whole-process wall time)", head, rows))
     md = [f"# BENCH-DUMBBELL-N — {context}", "", "## aqmlab", "", md_table(head, rows), ""]
+
+    sh, sr = scaling_rows(scaling)
+    console.print(rich_table("scaling with N (drop-tail, whole process)", sh, sr))
+    md += [
+        "## Scaling with N",
+        "",
+        "Drop-tail, whole-process wall time. Forwards per wall-second fall as the N flows' state"
+        " (links, counters, TCP ends) outgrows the core's caches; ns-2 runs up to"
+        f" N = {SCALING_NS2_MAX_N}. No targets are judged here.",
+        "",
+        md_table(sh, sr),
+        "",
+    ]
 
     ph, pr = per_packet_rows(aq, "engine_wall_s", "link_forwards", args.duration)
     console.print(rich_table("aqmlab per-packet cost (run loop wall ÷ link forwards)", ph, pr))
@@ -431,8 +523,11 @@ def main(argv: list[str] | None = None) -> int:
             ]
         out = Path(args.markdown) if args.markdown else RESULTS_MD
         out.parent.mkdir(parents=True, exist_ok=True)
+        png = out.with_name(SCALING_PNG.name)
+        plot_scaling(scaling, png)
+        md += [f"![forwards per wall-second against N]({png.name})", ""]
         out.write_text("\n".join(md))
-        console.print(f"\nwrote {out}")
+        console.print(f"\nwrote {out} and {png}")
     elif args.markdown:
         Path(args.markdown).write_text("\n".join(md))
 
