@@ -10,8 +10,9 @@ the flows' state outgrows the caches (ns-2 too with ``--compare``, up to N = 100
 ``aqmlab-bench`` process (``scenarios/bench-dumbbell.toml`` plus overrides) timed from outside, like
 the ``ns`` process that ``validation/ns2/run_ns2.py`` times: the wall column is whole-process wall
 time, set-up included, for both simulators. Peak RSS comes from ``/usr/bin/time -v`` when it exists
-(else from the program). With ``--compare`` aqmlab and ns-2 alternate run by run, so machine noise
-hits both alike; the speed and accuracy targets are judged from the numbers measured in that run.
+(else from the program). With ``--repeat K`` the runs go in K rounds of every scenario, and with
+``--compare`` aqmlab and ns-2 alternate run by run, so machine noise hits all alike; the speed and
+accuracy targets are judged from the numbers measured in that run.
 """
 
 from __future__ import annotations
@@ -436,22 +437,27 @@ def main(argv: list[str] | None = None) -> int:
     aq: list[tuple[Scenario, Measured]] = []
     both: list[tuple[Scenario, Measured, Measured]] = []
     scaling: list[tuple[Scenario, Measured, Measured | None]] = []
-    for sc in scs + extra:
-        with_ns2 = args.compare and (sc in scs or sc.n <= SCALING_NS2_MAX_N)
-        a, n = Measured(), Measured()
-        for k in range(args.repeat):
+    everything = scs + extra
+    ns2_too = {sc.label: args.compare and (sc in scs or sc.n <= SCALING_NS2_MAX_N) for sc in everything}
+    runs = {sc.label: (Measured(), Measured()) for sc in everything}
+    # Round k runs every scenario once, so a change in the shared machine's load between rounds hits
+    # all scenarios alike and the ratios between them (per-packet costs, scaling) stay fair.
+    for k in range(args.repeat):
+        for sc in everything:
+            a, n = runs[sc.label]
             console.print(f"[dim]{sc.label}: aqmlab run {k + 1}/{args.repeat}[/dim]")
             a.runs.append(run_aqmlab(binary, sc))
-            if with_ns2:
+            if ns2_too[sc.label]:
                 console.print(f"[dim]{sc.label}: ns-2 run {k + 1}/{args.repeat}[/dim]")
                 n.runs.append(run_ns2_once(sc))
+    for sc in everything:
+        a, n = runs[sc.label]
         if sc.queue == "DT" and sc.duration == args.duration:
-            scaling.append((sc, a, n if with_ns2 else None))
-        if sc in extra:
-            continue
-        aq.append((sc, a))
-        if args.compare:
-            both.append((sc, a, n))
+            scaling.append((sc, a, n if ns2_too[sc.label] else None))
+        if sc in scs:
+            aq.append((sc, a))
+            if args.compare:
+                both.append((sc, a, n))
     scaling.sort(key=lambda t: t[0].n)
 
     load = os.getloadavg()
