@@ -538,13 +538,12 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.markdown).write_text("\n".join(md))
 
     if args.json:
-        records = []
-        for sc, a in aq:
-            for r in a.runs:
-                records.append({**r, "bench": sc.label, "queue": sc.queue, "n": sc.n})
-        for sc, _, n in both:
-            for r in n.runs:
-                records.append({**r, "bench": sc.label, "queue": sc.queue, "n": sc.n})
+        records = [
+            {**r, "bench": sc.label, "queue": sc.queue, "n": sc.n}
+            for sc in everything
+            for m in runs[sc.label]
+            for r in m.runs
+        ]
         Path(args.json).write_text("\n".join(json.dumps(r) for r in records) + "\n")
     return 0
 
