@@ -24,19 +24,30 @@ def test_scaling_rows_take_the_median_run_and_compare_with_the_smallest_n():
         (large, measured([0.5, 0.6, 0.4], 2_500_000, rss=11.0), None),
     ]
     head, rows = bench.scaling_rows(scaling)
-    first = dict(zip(head, rows[0], strict=True))
-    assert first["forwards / wall s"] == "10.00 M"
-    assert first["ns per forward"] == "100"
-    assert first["vs smallest N"] == "1.00"
-    # ns-2: 1.5 M forwards in 1 s, five times aqmlab's wall.
-    assert first["ns-2 forwards / wall s"] == "1.50 M"
-    assert first["speed-up"] == "5.0×"
-    last = dict(zip(head, rows[1], strict=True))
-    assert last["forwards / wall s"] == "5.00 M"
-    assert last["vs smallest N"] == "0.50"
-    assert last["ns per forward"] == "200"
-    assert last["peak RSS MB"] == "11.0"
-    assert last["ns-2 wall s"] == "–"
+    small_row, large_row = (dict(zip(head, r, strict=True)) for r in rows)
+    # ns-2 at N = 10: 1.5 M forwards in 1 s, five times aqmlab's wall.
+    assert small_row == {
+        "N": "10",
+        "aqmlab wall s": "0.200",
+        "forwards / wall s": "10.00 M",
+        "vs smallest N": "1.00",
+        "ns per forward": "100",
+        "peak RSS MB": "4.0",
+        "ns-2 wall s": "1.000",
+        "ns-2 forwards / wall s": "1.50 M",
+        "speed-up": "5.0×",
+    }
+    assert large_row == {
+        "N": "1000",
+        "aqmlab wall s": "0.500",
+        "forwards / wall s": "5.00 M",
+        "vs smallest N": "0.50",
+        "ns per forward": "200",
+        "peak RSS MB": "11.0",
+        "ns-2 wall s": "–",
+        "ns-2 forwards / wall s": "–",
+        "speed-up": "–",
+    }
 
 
 def test_scaling_plot_is_written(tmp_path):
