@@ -64,7 +64,8 @@ NS2_REFERENCE_WALL_S = {10: 0.68, 100: 1.29, 1000: 10.45}
 #: SCALING_NS2_MAX_N: at N = 3000 it takes minutes.
 SCALING_EXTRA_N = (30, 300, 3000)
 SCALING_NS2_MAX_N = 1000
-SCALING_PNG = ROOT / "validation" / "results" / "bench-scaling.png"
+#: The scaling plot, written beside the Markdown report.
+SCALING_PNG_NAME = "bench-scaling.png"
 
 
 @dataclass
@@ -471,6 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     console.print(rich_table("aqmlab (whole-process wall time)", head, rows))
     md = [f"# BENCH-DUMBBELL-N — {context}", "", "## aqmlab", "", md_table(head, rows), ""]
 
+    out = Path(args.markdown) if args.markdown else RESULTS_MD if args.compare else None
     sh, sr = scaling_rows(scaling)
     console.print(rich_table("scaling with N (drop-tail, whole process)", sh, sr))
     md += [
@@ -483,6 +485,11 @@ def main(argv: list[str] | None = None) -> int:
         md_table(sh, sr),
         "",
     ]
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        png = out.with_name(SCALING_PNG_NAME)
+        plot_scaling(scaling, png)
+        md += [f"![forwards per wall-second against N]({png.name})", ""]
 
     ph, pr = per_packet_rows(aq, "engine_wall_s", "link_forwards", args.duration)
     console.print(rich_table("aqmlab per-packet cost (run loop wall ÷ link forwards)", ph, pr))
@@ -527,15 +534,9 @@ def main(argv: list[str] | None = None) -> int:
                 md_table(mh, mr),
                 "",
             ]
-        out = Path(args.markdown) if args.markdown else RESULTS_MD
-        out.parent.mkdir(parents=True, exist_ok=True)
-        png = out.with_name(SCALING_PNG.name)
-        plot_scaling(scaling, png)
-        md += [f"![forwards per wall-second against N]({png.name})", ""]
+    if out is not None:
         out.write_text("\n".join(md))
-        console.print(f"\nwrote {out} and {png}")
-    elif args.markdown:
-        Path(args.markdown).write_text("\n".join(md))
+        console.print(f"\nwrote {out} and {SCALING_PNG_NAME} beside it")
 
     if args.json:
         records = [
