@@ -109,6 +109,81 @@ fn uniform_delaybox_gives_each_flow_its_own_integer_delay() {
 }
 
 #[test]
+fn two_delayboxes_on_one_router_delay_their_hosts_flows_independently() {
+    // Hosts a and b on R0, each served by its own box there (study W's client and server boxes);
+    // 200 tiny transfers from each. Flow i of each group is the i-th draw of its box: were the boxes
+    // to share a random stream, the two groups would get the same delays flow for flow.
+    let text = r#"
+duration = 20
+[measure]
+warmup = 0
+[tcp]
+tick = 0
+[[links]]
+a = "a"
+b = "R0"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+a = "b"
+b = "R0"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+a = "R0"
+b = "R1"
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+a = "R1"
+b = "server"
+rate = "1Gbps"
+delay = "1ms"
+[[delaybox]]
+node = "R0"
+serves = "a"
+direction = "from_served"
+delay = { kind = "uniform_ms", low_ms = 10, high_ms = 150 }
+[[delaybox]]
+node = "R0"
+serves = "b"
+direction = "from_served"
+delay = { kind = "uniform_ms", low_ms = 10, high_ms = 150 }
+[[flows]]
+name = "from_a"
+kind = "tcp_bulk"
+count = 200
+src = "a"
+dst = "server"
+bytes = 20000
+start = { spread = "10s" }
+[[flows]]
+name = "from_b"
+kind = "tcp_bulk"
+count = 200
+src = "b"
+dst = "server"
+bytes = 20000
+start = { spread = "10s" }
+"#;
+    let r = simulate(text, &[]);
+    let added = |group: &str| -> Vec<f64> {
+        r.flows.iter().filter(|f| f.group == group).map(|f| ((f.srtt_s - 0.006) * 1e3).round()).collect()
+    };
+    let (a, b) = (added("from_a"), added("from_b"));
+    assert_eq!((a.len(), b.len()), (200, 200));
+    assert!(a.iter().chain(&b).all(|d| (10.0..=150.0).contains(d)), "{a:?} {b:?}");
+    let same = a.iter().zip(&b).filter(|(x, y)| x == y).count();
+    assert!(same < 12, "{same} of 200 flow pairs got the same delay");
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(&b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let var = |v: &[f64], m: f64| v.iter().map(|x| (x - m) * (x - m)).sum::<f64>();
+    let corr = cov / (var(&a, ma) * var(&b, mb)).sqrt();
+    assert!(corr.abs() < 0.2, "correlation {corr} between the two boxes' delays");
+}
+
+#[test]
 fn stop_after_k_pairs_ends_the_run() {
     let text = network("100Mbps", "", HTTP, 1000) + "[stop]\nafter_pairs = 300\nclass = \"web\"\n";
     let r = simulate(&text, &[]);

@@ -220,7 +220,8 @@ impl Simulation<'_> {
         }
     }
 
-    /// A new connection; `name` names its random stream (`group/index` or `generator/serial`).
+    /// A new connection; `name` names its random stream (`group/index` or `generator/serial`, with a
+    /// group or generator keyed by its name, or by `{name}/{k}` if an earlier one has that name).
     fn tcp_state(&self, cfg: u16, e: Ends, name: &str, app: App) -> FlowState {
         let c = &self.model.tcp_configs[cfg as usize];
         let mut r = rng::stream(self.model.seed, &format!("tcp/{name}"));
@@ -474,7 +475,7 @@ impl Simulation<'_> {
         gen.next_placement += 1;
         let plan = gen.planner.plan(&mut gen.rng);
         let delays: Vec<f64> = plan.iter().map(|_| gen.server_delay.sample(&mut gen.rng)).collect();
-        let name = format!("{}/{}", self.model.http[g as usize].name, gen.started);
+        let name = format!("{}/{}", self.model.http[g as usize].stream, gen.started);
         gen.started += 1;
         gen.pairs_planned += plan.len() as u64;
         let gap = time::secs(gen.arrivals.next_gap(&mut gen.rng)).max(1);
@@ -502,4 +503,98 @@ impl Simulation<'_> {
 /// Packs an endpoint and a timer kind into the byte a timer event carries.
 pub(super) fn timer_code(side: u8, kind: TimerKind) -> u8 {
     side << 1 | matches!(kind, TimerKind::DelayedAck) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{delaybox_stream_names, Simulation};
+    use super::DelayBox;
+    use crate::scenario::build::{DelayBoxModel, Model};
+    use crate::sim::rng;
+
+    /// Hosts a, b and c on router R0, host s on router R1; `boxes` adds `[[delaybox]]` tables.
+    fn model(boxes: &str) -> Model {
+        let link = |a: &str, b: &str| {
+            format!("[[links]]\na = \"{a}\"\nb = \"{b}\"\nrate = \"1Gbps\"\ndelay = \"1ms\"\n")
+        };
+        let links: String = [("a", "R0"), ("b", "R0"), ("c", "R0"), ("R0", "R1"), ("R1", "s")]
+            .iter()
+            .map(|(a, b)| link(a, b))
+            .collect();
+        let text = format!("duration = \"10s\"\n[measure]\nwarmup = 0\n{links}{boxes}");
+        crate::load(&text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn uniform_box(node: &str, serves: &str) -> String {
+        format!(
+            "[[delaybox]]\nnode = \"{node}\"\nserves = \"{serves}\"\n\
+             delay = {{ kind = \"uniform_ms\", low_ms = 10, high_ms = 150 }}\n"
+        )
+    }
+
+    fn node(m: &Model, name: &str) -> u32 {
+        m.nodes.iter().position(|n| n == name).expect("a node") as u32
+    }
+
+    /// The forward delays (ms) box `bx` gives `n` new flows from `src` to `dst`.
+    fn draws(bx: &mut DelayBox, src: u32, dst: u32, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|_| {
+                let (fwd, _) = bx.delay_for(src, dst).expect("the box serves the source");
+                fwd.expect("both directions delayed") as f64 / crate::sim::time::NS_PER_MS as f64
+            })
+            .collect()
+    }
+
+    fn correlation(x: &[f64], y: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+        let cov: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+        let vx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
+        let vy: f64 = y.iter().map(|b| (b - my) * (b - my)).sum();
+        cov / (vx * vy).sqrt()
+    }
+
+    #[test]
+    fn delayboxes_sharing_a_node_get_streams_of_their_own() {
+        let boxes =
+            [uniform_box("R0", "a"), uniform_box("R0", "b"), uniform_box("R1", "s"), uniform_box("R0", "c")];
+        let m = model(&boxes.concat());
+        assert_eq!(
+            delaybox_stream_names(&m),
+            ["delaybox/R0", "delaybox/R0/1", "delaybox/R1", "delaybox/R0/2"]
+        );
+        // One box per node: every box keeps the name it always had.
+        let m = model(&[uniform_box("R0", "a"), uniform_box("R1", "s")].concat());
+        assert_eq!(delaybox_stream_names(&m), ["delaybox/R0", "delaybox/R1"]);
+    }
+
+    /// Two boxes on R0, one serving host a and one serving host b, with the same distribution: the
+    /// boxes the engine builds must draw unrelated delay sequences (with one stream per node, as before
+    /// the fix, they drew the very same sequence).
+    #[test]
+    fn two_delayboxes_on_one_node_draw_independent_delays() {
+        let m = model(&[uniform_box("R0", "a"), uniform_box("R0", "b")].concat());
+        let (a, b, s) = (node(&m, "a"), node(&m, "b"), node(&m, "s"));
+        let seed = m.seed;
+        let (first, second) = (m.delayboxes[0].clone(), m.delayboxes[1].clone());
+        let mut sim = Simulation::new(m, None);
+        let n = 400;
+        let from_a = draws(&mut sim.delayboxes[0], a, s, n);
+        let from_b = draws(&mut sim.delayboxes[1], b, s, n);
+        for d in from_a.iter().chain(&from_b) {
+            assert!((10.0..=150.0).contains(d) && d.fract() == 0.0, "delay {d} ms");
+        }
+        let same = from_a.iter().zip(&from_b).filter(|(x, y)| x == y).count();
+        // Independent uniform draws over 141 values agree about n/141 ≈ 3 times.
+        assert!(same < 15, "{same} of {n} draws equal");
+        let r = correlation(&from_a, &from_b);
+        assert!(r.abs() < 0.15, "correlation {r} between the two boxes' delays");
+
+        // The first box still draws from `delaybox/R0`, exactly as before; that very stream in the
+        // second box would repeat the first box's delays draw for draw.
+        let old = |spec: &DelayBoxModel| DelayBox::new(spec, rng::stream(seed, "delaybox/R0"));
+        assert_eq!(draws(&mut old(&first), a, s, n), from_a);
+        assert_eq!(draws(&mut old(&second), b, s, n), from_a);
+    }
 }

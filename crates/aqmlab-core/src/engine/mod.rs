@@ -200,6 +200,19 @@ pub struct Simulation<'s> {
     app_cx: AppCtx,
 }
 
+/// The random stream of each of `model`'s DelayBoxes, in the order of its `[[delaybox]]` list: the
+/// first box on a node draws from `delaybox/{node}`, the k-th further box on it from
+/// `delaybox/{node}/{k}`, so that boxes sharing a node draw independent delays.
+fn delaybox_stream_names(model: &Model) -> Vec<String> {
+    let mut names = rng::StreamNames::default();
+    // A node's first box keeps `delaybox/{node}`: scenarios with one box per node draw as before.
+    model
+        .delayboxes
+        .iter()
+        .map(|d| names.claim(format!("delaybox/{}", model.nodes[d.node as usize])))
+        .collect()
+}
+
 impl<'s> Simulation<'s> {
     pub fn new(model: Model, sink: Option<RecordSink<'s>>) -> Self {
         let classes = model.classes.len();
@@ -251,17 +264,13 @@ impl<'s> Simulation<'s> {
         let delayboxes = model
             .delayboxes
             .iter()
-            .map(|d| {
-                DelayBox::new(
-                    d,
-                    rng::stream(model.seed, &format!("delaybox/{}", model.nodes[d.node as usize])),
-                )
-            })
+            .zip(delaybox_stream_names(&model))
+            .map(|(d, name)| DelayBox::new(d, rng::stream(model.seed, &name)))
             .collect();
         let generators = model
             .http
             .iter()
-            .map(|h| Generator::new(h, rng::stream(model.seed, &format!("http/{}", h.name))))
+            .map(|h| Generator::new(h, rng::stream(model.seed, &format!("http/{}", h.stream))))
             .collect();
         let mut sim = Simulation {
             now: 0,

@@ -47,6 +47,9 @@ pub struct Placement {
 #[derive(Clone, Debug)]
 pub struct HttpModel {
     pub name: String,
+    /// Names the generator's random streams (`http/{stream}`, `tcp/{stream}/{serial}`): its name, or
+    /// `{name}/{k}` if an earlier group or generator has that name (see [`FlowModel::name`]).
+    pub stream: String,
     pub class: u16,
     pub tcp: u16,
     pub placements: Vec<Placement>,
@@ -82,7 +85,9 @@ pub struct DelayBoxModel {
 #[derive(Clone, Debug)]
 pub struct FlowModel {
     /// `group/index`: names the flow's random streams, so adding or reordering groups leaves every
-    /// other flow's random numbers unchanged.
+    /// other flow's random numbers unchanged. Flow groups and HTTP generators share the `tcp/` streams,
+    /// so a group or generator whose name an earlier one already has is keyed `{name}/{k}` instead
+    /// (k = 1, 2, …): the first keeps its name, and scenarios with distinct names draw as before.
     pub name: String,
     pub group: String,
     pub class: u16,
@@ -305,6 +310,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         }
     };
     let mut flows = Vec::new();
+    let mut stream_keys = rng::StreamNames::default();
     for (g, group) in s.flows.iter().enumerate() {
         let path = format!("flows[{g}]");
         let name = if group.name.is_empty() { format!("group{g}") } else { group.name.clone() };
@@ -358,7 +364,8 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 }
             }
         };
-        let mut start_rng = rng::stream(s.seed, &format!("group/{name}/start"));
+        let key = stream_keys.claim(name.clone());
+        let mut start_rng = rng::stream(s.seed, &format!("group/{key}/start"));
         for i in 0..count {
             let (src_name, dst_name) = &pairs[i as usize % pairs.len()];
             let src = node_id(src_name, &format!("{path}.src"))?;
@@ -382,7 +389,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 }
             };
             flows.push(FlowModel {
-                name: format!("{name}/{i}"),
+                name: format!("{key}/{i}"),
                 group: name.clone(),
                 class,
                 src,
@@ -430,6 +437,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         }
         http.push(HttpModel {
             class: class_id(spec.class.clone().unwrap_or_else(|| name.clone()), &mut classes),
+            stream: stream_keys.claim(name.clone()),
             name,
             tcp: tcp_config(&spec.tcp, &path, &mut tcp_configs)?,
             placements,
@@ -641,4 +649,35 @@ fn preview(nodes: &[String]) -> String {
         s.push("…");
     }
     s.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    /// Flow groups and HTTP generators share the `tcp/` streams: one whose name an earlier one has is
+    /// keyed `{name}/{k}`, so that no two of them draw from the same streams.
+    #[test]
+    fn groups_and_generators_sharing_a_name_get_streams_of_their_own() {
+        let group = |name: &str| {
+            format!("[[flows]]\nname = \"{name}\"\nkind = \"udp_poisson\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\ncount = 2\n")
+        };
+        let http = |name: &str| {
+            format!("[[http]]\nname = \"{name}\"\nclients = \"h1\"\nservers = \"h2\"\nrate = 5\n")
+        };
+        let text = [
+            "duration = \"10s\"\n[measure]\nwarmup = 0\n".to_string(),
+            "[[links]]\na = \"h1\"\nb = \"h2\"\nrate = \"10Mbps\"\ndelay = \"1ms\"\n".to_string(),
+            group("x"),
+            group("y"),
+            group("x"),
+            http("x"),
+            http("web"),
+        ]
+        .concat();
+        let m = crate::load(&text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
+        let flows: Vec<&str> = m.flows.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(flows, ["x/0", "x/1", "y/0", "y/1", "x/1/0", "x/1/1"]);
+        assert!(m.flows.iter().all(|f| f.group == "x" || f.group == "y"), "groups keep their names");
+        let http: Vec<(&str, &str)> = m.http.iter().map(|h| (h.name.as_str(), h.stream.as_str())).collect();
+        assert_eq!(http, [("x", "x/2"), ("web", "web")]);
+    }
 }

@@ -5,6 +5,7 @@
 //! flow's random numbers unchanged, and a run is identical on every machine and in every order.
 
 use rand::SeedableRng;
+use std::collections::HashSet;
 
 /// The generator used everywhere: small, fast, statistically strong (PCG 64-bit MCG).
 pub type Rng = rand_pcg::Pcg64Mcg;
@@ -20,6 +21,24 @@ pub fn stream(seed: u64, component: &str) -> Rng {
     let lo = splitmix(seed ^ splitmix(h));
     let hi = splitmix(lo ^ 0x9e37_79b9_7f4a_7c15);
     Rng::new(((hi as u128) << 64) | lo as u128 | 1)
+}
+
+/// Hands out stream names so that no two components share one: the first component to ask for a name
+/// gets it, a later one asking for the same name gets `{name}/{k}` with the smallest k = 1, 2, … not
+/// yet handed out (so the k-th further claimant gets `{name}/{k}` unless a component's own name
+/// already took it).
+#[derive(Debug, Default)]
+pub struct StreamNames {
+    taken: HashSet<String>,
+}
+
+impl StreamNames {
+    pub fn claim(&mut self, name: String) -> String {
+        if self.taken.insert(name.clone()) {
+            return name;
+        }
+        (1..).map(|k| format!("{name}/{k}")).find(|n| self.taken.insert(n.clone())).expect("an unused suffix")
+    }
 }
 
 /// Seeds a generator from a single number, for tests.
@@ -48,5 +67,15 @@ mod tests {
         assert_eq!(a1, a2);
         assert_ne!(a1, b);
         assert_ne!(a1, c);
+    }
+
+    #[test]
+    fn claimed_names_are_unique_and_the_first_keeps_its_own() {
+        let mut names = StreamNames::default();
+        let got: Vec<String> =
+            ["a", "b", "a", "a", "a/3", "a/3"].iter().map(|n| names.claim(n.to_string())).collect();
+        assert_eq!(got, ["a", "b", "a/1", "a/2", "a/3", "a/3/1"]);
+        // `a/3` was taken by a component of that name, so the next further `a` skips it.
+        assert_eq!(names.claim("a".into()), "a/4");
     }
 }
