@@ -45,13 +45,15 @@ bench-compare: build
 	$(PY) validation/bench.py --compare $(BENCH_ARGS)
 
 # Cross-validation against ns-2.35 (validation/compare_ns2.py: AQMs on the bench dumbbell;
-# validation/compare_packmime.py: PackMime-HTTP + DelayBox; standard library only, need just the
-# aqmlab-bench binary and ns).
-validate:
-	cargo build --release --quiet -p aqmlab-core --bin aqmlab-bench
+# validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the
+# aqmlab-bench binary and ns; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
+# beside its ns-2 twin, through the aqmlab package — about an hour of ns-2 on 2 cores when not cached).
+validate: build
 	bash validation/ns2/install-ns2.sh
 	python3 validation/compare_ns2.py
 	python3 validation/compare_packmime.py
+	$(PY) validation/compare_weigle2005.py
+	$(PY) validation/weigle2005_sensitivity.py
 
 clean:
 	rm -rf target $(VENV) results reports

@@ -10,6 +10,7 @@ import pytest
 
 from aqmlab import reproduce
 from aqmlab.studies import chrost2009, weigle2005
+from aqmlab.studies.base import paired_effect
 
 
 def _tiny_chrost_runs(quick, seeds, calibration=None):
@@ -86,25 +87,29 @@ def test_chrost_findings_follow_the_numbers(monkeypatch, paper_like):
     assert [f.reproduced for f in results] == [paper_like] * 3
 
 
-def _weigle_frame(paper_like: bool) -> pd.DataFrame:
+def _weigle_frame(paper_like: bool, seeds: int = 3) -> pd.DataFrame:
+    """Table I's numbers for three seeds, each seed scaled by 1 + 1 % · (seed − 2): every paired effect then
+    has a small but nonzero interval."""
     rows = []
     for combo, cells in weigle2005.PAPER.items():
         n_aqm = combo.count("AQM")
         for q, (gp, ll, http) in cells.items():
             # Response times are not tabulated in the paper: fall with each AQM router (DT-REM best of 2CL).
             rt = 1.0 - 0.1 * n_aqm - (0.05 if combo == ("DT", "AQM") else 0.0)
-            rows.append(
-                dict(
-                    row="-".join(combo),
-                    queue=q,
-                    seed=1,
-                    goodput=gp,
-                    ll_loss=ll,
-                    http_loss=http,
-                    rt_median=rt,
-                    rt_mean=rt,
+            for seed in range(1, seeds + 1):
+                f = 1 + 0.01 * (seed - 2) * (1 + 0.1 * n_aqm)
+                rows.append(
+                    dict(
+                        row="-".join(combo),
+                        queue=q,
+                        seed=seed,
+                        goodput=gp * f,
+                        ll_loss=ll * f,
+                        http_loss=http * f,
+                        rt_median=rt * f,
+                        rt_mean=rt * f,
+                    )
                 )
-            )
     df = pd.DataFrame(rows)
     if not paper_like:
         df.loc[df["queue"] == "ARED", "goodput"] = 2000.0  # ARED best, above drop-tail
@@ -118,6 +123,27 @@ def test_weigle_findings_follow_the_numbers(monkeypatch, paper_like):
     monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: _weigle_frame(paper_like))
     results = weigle2005.findings([])
     assert [f.reproduced for f in results] == [paper_like] * 5, [(f.claim, f.evidence) for f in results]
+
+
+def test_weigle_findings_need_an_interval_not_two_means(monkeypatch):
+    """One seed gives no interval, so nothing is reproduced even on the paper's own numbers; and a 1-ms
+    difference buried in ±30 ms of seed-to-seed noise is no 'DT-REM beats REM-DT'."""
+    monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: _weigle_frame(True, seeds=1))
+    assert not any(f.reproduced for f in weigle2005.findings([]))
+    df = _weigle_frame(True)
+    rem = df["queue"] == "REM"
+    for combo, rt, noise in (("DT-AQM", 0.800, 0.03), ("AQM-DT", 0.801, -0.03)):
+        sel = rem & (df["row"] == combo)
+        df.loc[sel, "rt_mean"] = [rt - noise, rt + noise, rt]
+    monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: df)
+    fifth = weigle2005.findings([])[4]
+    assert not fifth.reproduced and "+1 ± " in fifth.evidence, fifth.evidence
+
+
+def test_paired_effect_by_hand():
+    # differences 1, 2, 0: mean 1, sd 1, half-width t(0.975, 2) · 1 / sqrt(3) = 4.303 / 1.732 = 2.484
+    m, h, n = paired_effect({1: 1.0, 2: 2.0, 3: 3.0, 4: 9.0}, {1: 2.0, 2: 4.0, 3: 3.0})
+    assert (m, n) == (1.0, 3) and h == pytest.approx(2.4843, abs=1e-4)
 
 
 def test_unknown_study_is_a_clear_error():

@@ -91,6 +91,13 @@ def mean_ci(values: Iterable[float]) -> tuple[float, float]:
     return m, q * math.sqrt(var / n)
 
 
+def paired_effect(a: dict[int, float], b: dict[int, float]) -> tuple[float, float, int]:
+    """Effect of b over a, paired by seed: mean and 95% half-width of b[s] - a[s] over the seeds both have
+    (the study's configurations share their traffic draws per seed), and the number of seeds."""
+    diffs = [b[s] - a[s] for s in sorted(a.keys() & b.keys())]
+    return (*mean_ci(diffs), len(diffs))
+
+
 def fmt_ci(mean: float, half: float, digits: int = 1) -> str:
     if mean != mean:
         return "–"

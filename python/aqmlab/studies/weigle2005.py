@@ -6,16 +6,34 @@ links), the forward HTTP response-time CDFs with the uncongested reference, and 
 
 from __future__ import annotations
 
+import json
+import math
 from pathlib import Path
 
 import pandas as pd
 import tomli_w
 
 from aqmlab.studies import plots
-from aqmlab.studies.base import Figure, Finding, RunOutcome, RunSpec, Study, Table, fmt_ci, mean_ci
+from aqmlab.studies.base import (
+    Figure,
+    Finding,
+    RunOutcome,
+    RunSpec,
+    Study,
+    Table,
+    fmt_ci,
+    mean_ci,
+    paired_effect,
+)
 from aqmlab.studies.weigle2005_topology import AQM_QUEUES, CONGESTED, DEFAULT_RATE, TABLE_ROWS, scenario
 
 AQMS = list(AQM_QUEUES)
+
+# How aqmlab reads the paper's scenario where the text leaves a choice (evidence from both simulators in
+# validation/results/weigle2005_sensitivity.md): clouds 2-7 are two cross-traffic clouds per congested link,
+# one each way ("cross": "both"), and the HTTP receivers ACK every segment, as ns-2's FullTcp does by
+# default (segsperack_ 1).
+READING: dict[str, object] = {"cross": "both", "http_ack_every": 1}
 
 # Table I of the paper: (goodput kb/s, long-lived loss %, HTTP loss %) per row and queue type.
 PAPER: dict[tuple[str, ...], dict[str, tuple[float, float, float]]] = {
@@ -51,7 +69,9 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
     specs = []
     for combo, queue in configurations():
         aqm = None if queue in ("DT", "none") else queue
-        sc = scenario(combo, aqm, e2e_rate=rates["e2e_rate"], cross_rate=rates["cross_rate"], pairs=pairs)
+        sc = scenario(
+            combo, aqm, e2e_rate=rates["e2e_rate"], cross_rate=rates["cross_rate"], pairs=pairs, **READING
+        )
         text = tomli_w.dumps(sc)
         for seed in range(1, seeds + 1):
             labels = (("row", "-".join(combo) or "uncongested"), ("queue", queue))
@@ -59,21 +79,32 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
     return specs
 
 
-def calibrate(quick: bool, execute) -> dict:
+def calibrate(quick: bool, execute, reading: dict | None = None) -> dict:
     """The paper's calibration (section III-C): end-to-end HTTP rates giving 3.5 Mb/s of HTTP offered
     load each way with the long-lived flows running and no loss at R0/R7; cross-traffic rates giving
     3.5 Mb/s of forward cross traffic per congested link with the router links widened to 100 Mb/s.
-    Offered load is linear in the connection rate (reference §13.2): one run at the first-estimate
-    rate gives the slope k, and the rate is target / k. `execute(specs)` runs specs, returns outcomes."""
+    Offered load is linear in the connection rate (reference §13.2): runs at the first-estimate rate give
+    the slope k, and the rate is target / k. PackMime's response sizes are heavy-tailed, so one 1200-s run
+    misses its mean by up to 10 %: the full calibration averages the load over three seeds.
+    `execute(specs)` runs specs and returns their outcomes; `reading` replaces READING (sensitivity runs).
+    Also returned: the loads at the first estimate, and the end-to-end response payload (application
+    bytes, no headers, SYNs or ACKs), for calibrating on another definition of offered load."""
+    reading = READING if reading is None else reading
     target = 3.5e6
     duration = 300.0 if quick else 1200.0
-    e2e = scenario((), None, pairs=10**9, max_duration=duration)
-    cross = scenario(("DT", "DT", "DT"), None, pairs=10**9, max_duration=duration, router_rate="100Mbps")
+    seeds = [1] if quick else [1, 2, 3]
+    e2e = tomli_w.dumps(scenario((), None, pairs=10**9, max_duration=duration, **reading))
+    cross = tomli_w.dumps(
+        scenario(
+            ("DT", "DT", "DT"), None, pairs=10**9, max_duration=duration, router_rate="100Mbps", **reading
+        )
+    )
     specs = [
-        RunSpec(labels=(("calibration", "e2e"),), scenario=tomli_w.dumps(e2e), seed=1),
-        RunSpec(labels=(("calibration", "cross"),), scenario=tomli_w.dumps(cross), seed=1),
+        RunSpec(labels=(("calibration", name),), scenario=text, seed=seed)
+        for seed in seeds
+        for name, text in (("e2e", e2e), ("cross", cross))
     ]
-    e2e_out, cross_out = execute(specs)
+    outcomes = execute(specs)
     window = duration - 60.0
 
     def class_bits(o: RunOutcome, link: str, cls: str) -> float:
@@ -81,14 +112,28 @@ def calibrate(quick: bool, execute) -> dict:
         row = lc[(lc["link"] == link) & (lc["class"] == cls)]
         return 8 * float(row["departure_bytes"].sum()) / window
 
-    # HTTP offered load each way: the end-to-end classes' bytes on the first router link.
-    e2e_load = (class_bits(e2e_out, "R0->R1", "http_fwd") + class_bits(e2e_out, "R7->R6", "http_rev")) / 2
-    cross_load = sum(class_bits(cross_out, f"{a}->{b}", "cross") for a, b in CONGESTED) / 3
+    e2e_runs = [o for o in outcomes if o.spec.label("calibration") == "e2e"]
+    cross_runs = [o for o in outcomes if o.spec.label("calibration") == "cross"]
+    # HTTP offered load each way: the end-to-end classes' bytes on the first router link. Cross traffic: the
+    # cross class's bytes on each congested link in the forward direction (with "both", the reverse cloud's
+    # requests and ACKs count too: they are forward-path cross traffic).
+    e2e_load = sum(
+        class_bits(o, "R0->R1", "http_fwd") + class_bits(o, "R7->R6", "http_rev") for o in e2e_runs
+    )
+    e2e_load /= 2 * len(e2e_runs)
+    cross_load = sum(class_bits(o, f"{a}->{b}", "cross") for o in cross_runs for a, b in CONGESTED)
+    cross_load /= len(CONGESTED) * len(cross_runs)
+    payload = 0.0
+    for o in e2e_runs:
+        resp = o.table("responses").set_index("class")
+        payload += 8 * float(resp.loc[["http_fwd", "http_rev"], "response_bytes"].sum()) / window
+    payload /= 2 * len(e2e_runs)
     return {
         "e2e_rate": DEFAULT_RATE * target / e2e_load,
         "cross_rate": DEFAULT_RATE * target / cross_load,
         "e2e_load_at_first_estimate_mbps": e2e_load / 1e6,
         "cross_load_at_first_estimate_mbps": cross_load / 1e6,
+        "e2e_payload_at_first_estimate_mbps": payload / 1e6,
     }
 
 
@@ -119,8 +164,18 @@ def _cell(df: pd.DataFrame, row: str, queue: str, metric: str) -> tuple[float, f
     return mean_ci(sel.tolist())
 
 
+# ns-2.35 beside aqmlab: the twin's runs (validation/ns2/weigle2005.tcl) as validation/compare_weigle2005.py
+# last wrote them — per cell, each seed's goodput and losses, with the settings and run length used.
+NS2_RESULTS = Path(__file__).with_name("weigle2005_ns2.json")
+
+
+def ns2_results() -> dict:
+    return json.loads(NS2_RESULTS.read_text()) if NS2_RESULTS.exists() else {"cells": {}}
+
+
 def tables(outcomes: list[RunOutcome]) -> list[Table]:
     df = summarize(outcomes)
+    ns2 = ns2_results()
     out = []
     for metric, title, digits, k in [
         ("goodput", "Table I (a): long-lived goodput (kb/s)", 0, 0),
@@ -136,13 +191,20 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
             }
             for q in ["DT", *AQMS]:
                 paper = PAPER[combo].get(q)
-                if paper is None:
-                    r[f"{q} sim"], r[f"{q} paper"] = "", ""
-                    continue
-                r[f"{q} sim"] = fmt_ci(*_cell(df, "-".join(combo), q, metric), digits=digits)
-                r[f"{q} paper"] = f"{paper[k]:.{digits}f}"
+                twin = ns2["cells"].get(f"{'-'.join(combo)} {q}")
+                r[f"{q} aqmlab"] = (
+                    "" if paper is None else fmt_ci(*_cell(df, "-".join(combo), q, metric), digits)
+                )
+                r[f"{q} ns-2"] = "" if twin is None else fmt_ci(*mean_ci(twin[metric]), digits=digits)
+                r[f"{q} paper"] = "" if paper is None else f"{paper[k]:.{digits}f}"
             rows.append(r)
-        out.append(Table(title, pd.DataFrame(rows)))
+        note = ""
+        if ns2["cells"]:
+            note = (
+                f"ns-2: the ns-2.35 twin, {len(ns2['seeds'])} seeds of {ns2['pairs']} forward pairs each "
+                f"(aqmlab here: as this report's runs), settings {ns2['settings']}; blank where not run."
+            )
+        out.append(Table(title, pd.DataFrame(rows), note=note))
     rt_rows = []
     for combo in TABLE_ROWS:
         r = {"row": "-".join(combo)}
@@ -163,75 +225,117 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
     return out
 
 
+def _by_seed(df: pd.DataFrame, combo: tuple[str, ...], queue: str, metric: str) -> dict[int, float]:
+    sel = df[(df["row"] == "-".join(combo)) & (df["queue"] == queue)]
+    return dict(zip(sel["seed"], sel[metric], strict=True))
+
+
+def _effect(df, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], metric: str, scale=1.0):
+    """Paired effect of configuration b over a on `metric` (times `scale`): (mean, half-width, seeds)."""
+    m, h, n = paired_effect(_by_seed(df, *a, metric), _by_seed(df, *b, metric))
+    return m * scale, h * scale, n
+
+
+def _shows(m: float, h: float) -> bool:
+    """The effect is positive and its 95% interval over seeds excludes zero."""
+    return m > 0 and h == h and m - h > 0
+
+
+def _fmt_effect(m: float, h: float, unit: str, digits: int = 0) -> str:
+    return f"{m:+.{digits}f} ± {h:.{digits}f} {unit}" if h == h else f"{m:+.{digits}f} {unit} (one seed)"
+
+
 def findings(outcomes: list[RunOutcome]) -> list[Finding]:
+    """The paper's five findings, each as an effect paired by seed with its 95% interval: a finding is
+    reproduced only where the interval excludes no effect, never on a bare difference of two means."""
     df = summarize(outcomes)
-    mean = df.groupby(["row", "queue"])[["goodput", "ll_loss", "http_loss", "rt_median", "rt_mean"]].mean()
-
-    def m(row: tuple[str, ...], q: str, metric: str) -> float:
-        key = ("-".join(row), q)
-        return float(mean.loc[key, metric]) if key in mean.index else float("nan")
-
     res = []
     aqm_rows = [c for c in TABLE_ROWS if "AQM" in c]
-    # 1. DT gives the highest long-lived goodput (per number of congested links).
+    mean = df.groupby(["row", "queue"])["goodput"].mean()
+    # 1. DT gives the highest long-lived goodput: DT over the best AQM configuration with as many links.
     ok, ev = True, []
     for n in (1, 2, 3):
-        dt = m(("DT",) * n, "DT", "goodput")
-        best_aqm = max(m(c, q, "goodput") for c in aqm_rows if len(c) == n for q in AQMS)
-        ok &= dt > best_aqm
-        ev.append(f"{n}CL: DT {dt:.0f} vs best AQM {best_aqm:.0f} kb/s")
+        best = max(
+            ((c, q) for c in aqm_rows if len(c) == n for q in AQMS),
+            key=lambda cq: mean["-".join(cq[0]), cq[1]],
+        )
+        m, h, _ = _effect(df, best, (("DT",) * n, "DT"), "goodput")
+        ok &= _shows(m, h)
+        ev.append(f"{n}CL: DT − best AQM ({'-'.join(best[0])} {best[1]}) {_fmt_effect(m, h, 'kb/s')}")
     res.append(Finding("Drop-tail gives the highest long-lived goodput.", ok, "; ".join(ev)))
-    # 2. Any ARED router gives the lowest goodput among the AQMs.
-    wins = [
-        (c, m(c, "ARED", "goodput") < min(m(c, "PI", "goodput"), m(c, "REM", "goodput"))) for c in aqm_rows
-    ]
-    n_ok = sum(w for _, w in wins)
+    # 2. ARED gives the lowest goodput of the three AQMs, in every AQM row.
+    shown = positive = 0
+    for c in aqm_rows:
+        other = min(("PI", "REM"), key=lambda q: mean["-".join(c), q])
+        m, h, _ = _effect(df, (c, "ARED"), (c, other), "goodput")
+        positive += m > 0
+        shown += _shows(m, h)
     res.append(
         Finding(
             "Configurations with ARED give the lowest long-lived goodput of the three AQMs.",
-            n_ok >= len(wins) - 1,
-            f"ARED lowest in {n_ok} of {len(wins)} AQM rows",
+            shown >= len(aqm_rows) - 1,
+            f"lower of PI/REM − ARED > 0 in {positive} of {len(aqm_rows)} AQM rows, with its 95% interval "
+            f"above zero in {shown} (reproduced: at least {len(aqm_rows) - 1})",
         )
     )
     # 3. PI and REM lose almost nothing with ECN when every congested link runs them.
     full = [c for c in aqm_rows if "DT" not in c]
-    worst = max(m(c, q, metric) for c in full for q in ("PI", "REM") for metric in ("ll_loss", "http_loss"))
+    worst, worst_at = -1.0, ""
+    for c in full:
+        for q in ("PI", "REM"):
+            for metric in ("ll_loss", "http_loss"):
+                m, h = mean_ci(_by_seed(df, c, q, metric).values())
+                upper = m + h if h == h else math.inf  # one seed: no bound, nothing established
+                if upper > worst:
+                    worst, worst_at = (
+                        upper,
+                        f"{'-'.join(c)} {q} {metric.replace('_', ' ')} {fmt_ci(m, h, 2)} %",
+                    )
     res.append(
         Finding(
             "With ECN, PI and REM lose almost nothing when every congested link runs them.",
             worst < 0.5,
-            f"largest long-lived or HTTP loss in all-AQM rows with PI/REM: {worst:.2f}% (threshold 0.5%)",
+            f"highest upper 95% bound of long-lived or HTTP loss in all-AQM rows with PI/REM: {worst:.2f} % "
+            f"({worst_at}); reproduced below 0.5 %",
         )
     )
-    # 4. Response times improve with each AQM router, most with one per congested link (3CL rows).
-    by_count: dict[int, list[float]] = {}
-    for c in TABLE_ROWS:
-        if len(c) == 3:
-            for q in AQMS if "AQM" in c else ["DT"]:
-                if q == "ARED":
-                    continue
-                by_count.setdefault(c.count("AQM"), []).append(m(c, q, "rt_mean"))
-    avg = {k: sum(v) / len(v) for k, v in sorted(by_count.items())}
-    improving = all(avg[k + 1] < avg[k] for k in range(3))
+
+    # 4. Response times improve with each AQM router (PI, REM), most with one per congested link: on three
+    # congested links, the mean response time over the rows with k AQM routers falls with k.
+    def rt_by_k(k: int) -> dict[int, float]:
+        rows = [
+            (c, q)
+            for c in TABLE_ROWS
+            if len(c) == 3 and c.count("AQM") == k
+            for q in (["DT"] if k == 0 else ["PI", "REM"])
+        ]
+        per_seed: dict[int, list[float]] = {}
+        for c, q in rows:
+            for seed, v in _by_seed(df, c, q, "rt_mean").items():
+                per_seed.setdefault(seed, []).append(v)
+        return {seed: sum(v) / len(v) for seed, v in per_seed.items()}
+
+    steps = [paired_effect(rt_by_k(k + 1), rt_by_k(k)) for k in range(3)]
     res.append(
         Finding(
             "HTTP response times improve with each AQM router (PI, REM), most with one per congested link.",
-            improving,
-            "3CL mean response time by number of AQM routers: "
-            + ", ".join(f"{k}: {v * 1e3:.0f} ms" for k, v in avg.items()),
+            all(_shows(m, h) for m, h, _ in steps),
+            "3CL mean response time saved by one more AQM router: "
+            + ", ".join(
+                f"{k}→{k + 1}: {_fmt_effect(1e3 * m, 1e3 * h, 'ms')}" for k, (m, h, _) in enumerate(steps)
+            ),
         )
     )
-    # 5. DT-REM beats REM-DT on response time and has about half the HTTP loss.
-    a, b = ("DT", "AQM"), ("AQM", "DT")
-    rt_ok = m(a, "REM", "rt_mean") < m(b, "REM", "rt_mean")
-    loss_ok = m(a, "REM", "http_loss") < m(b, "REM", "http_loss")
+    # 5. DT-REM beats REM-DT on response time and has less (about half the) HTTP loss.
+    a, b = (("DT", "AQM"), "REM"), (("AQM", "DT"), "REM")
+    rt_m, rt_h, _ = _effect(df, a, b, "rt_mean", 1e3)
+    loss_m, loss_h, _ = _effect(df, a, b, "http_loss")
     res.append(
         Finding(
             "DT-REM beats REM-DT on HTTP response time, with less HTTP loss.",
-            rt_ok and loss_ok,
-            f"mean response DT-REM {m(a, 'REM', 'rt_mean') * 1e3:.0f} ms "
-            f"vs REM-DT {m(b, 'REM', 'rt_mean') * 1e3:.0f} ms;"
-            f" HTTP loss {m(a, 'REM', 'http_loss'):.2f}% vs {m(b, 'REM', 'http_loss'):.2f}%",
+            _shows(rt_m, rt_h) and _shows(loss_m, loss_h),
+            f"REM-DT − DT-REM: mean response {_fmt_effect(rt_m, rt_h, 'ms')}, "
+            f"HTTP loss {_fmt_effect(loss_m, loss_h, 'points', 2)}",
         )
     )
     return res

@@ -57,20 +57,35 @@ def scenario(
     max_duration: float = 4000.0,
     router_rate: str = "10Mbps",
     long_lived: bool = True,
+    cross: str = "fwd",
+    http_ack_every: int = 1,
+    mean_pktsize: int | None = None,
+    ared_gentle: bool = True,
     name: str = "weigle2005",
 ) -> dict:
     """The scenario for one row of Table I. `combo` holds "DT" or "AQM" for each congested link in use
     (its length is the number of congested links: 0 = the uncongested reference); `aqm` names the AQM
     of the "AQM" entries. Runs until `pairs` forward end-to-end pairs (started after the warm-up)
-    have completed."""
+    have completed. `cross` = "both" adds a second cross-traffic cloud per congested link the other way
+    round (servers downstream, clients upstream). `http_ack_every` is the HTTP receivers' ACK frequency
+    (ns-2 FullTcp `segsperack_`, 1 by default: every full segment is ACKed at once). `mean_pktsize` sets
+    the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM), and
+    `ared_gentle` ARED's gentle region — both for sensitivity runs."""
+    if cross not in ("fwd", "both"):
+        raise ValueError(f"cross must be 'fwd' or 'both', found {cross!r}")
     if any(c not in ("DT", "AQM") for c in combo) or len(combo) > 3:
         raise ValueError(f"combo must hold up to three of 'DT'/'AQM', found {combo}")
     if "AQM" in combo and aqm not in AQM_QUEUES:
         raise ValueError(f"aqm must be one of {sorted(AQM_QUEUES)}, found {aqm!r}")
     links = []
     queues = {pair: DROPTAIL for pair in zip(ROUTERS, ROUTERS[1:], strict=False)}
+    aqm_queue = dict(AQM_QUEUES.get(aqm, {}))
+    if mean_pktsize is not None:
+        aqm_queue["mean_pktsize"] = mean_pktsize
+    if aqm == "ARED" and not ared_gentle:
+        aqm_queue["gentle"] = False
     for (a, b), kind in zip(CONGESTED, combo, strict=False):
-        queues[(a, b)] = AQM_QUEUES[aqm] if kind == "AQM" else DROPTAIL
+        queues[(a, b)] = aqm_queue if kind == "AQM" else DROPTAIL
     for (a, b), q in queues.items():
         links.append(_link(a, b, router_rate, q))
     boxes: dict[str, dict[str, list[str]]] = {r: {"client": [], "server": []} for r in ROUTERS}
@@ -117,6 +132,20 @@ def scenario(
                 "class": "cross",
             }
         )
+        if cross == "both":
+            servers = hosts(f"cross{k}rs", b, "4Mbps", "server")
+            clients = hosts(f"cross{k}rc", a, "4Mbps", "client")
+            http.append(
+                {
+                    "name": f"cross{k}r",
+                    "clients": clients,
+                    "servers": servers,
+                    "rate": cross_rate,
+                    "class": "cross",
+                }
+            )
+    for h in http:
+        h["tcp"] = {"ack_every": http_ack_every}
     delayboxes = []
     for router, sides in boxes.items():
         for side, served in sides.items():

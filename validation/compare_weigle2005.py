@@ -1,0 +1,283 @@
+"""Study W side by side: aqmlab's 8Q parking lot against its ns-2.35 twin (validation/ns2/weigle2005.tcl).
+
+Both simulators run the same cells (Table I rows and queue types) with the same seeds, connection rates and
+scenario reading; every metric is shown as mean ± 95 % CI over seeds, with the paper's value beside it. A cell
+is "ok" when aqmlab's mean lies inside ns-2's seed range or within 10 % of ns-2's mean.
+
+    python validation/compare_weigle2005.py [--seeds 3] [--pairs 20000] [--jobs 2] [--cells default]
+        [--set cross=fwd ...] [--tag NAME]
+
+ns-2's runs are cached in validation/results/compare_weigle2005.jsonl (one line per cell, seed and
+settings), so an interrupted comparison resumes where it stopped; aqmlab's take seconds and are always run
+afresh. The connection rates are the study's own calibration (aqmlab, three seeds), kept in
+validation/results/weigle2005_calibration.json and redone when the reading changes. Needs the aqmlab
+package (make build) and ns (validation/ns2/install-ns2.sh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from aqmlab import api, reproduce
+from aqmlab.studies import weigle2005
+from aqmlab.studies.base import mean_ci
+from aqmlab.studies.weigle2005_topology import CONGESTED, scenario
+
+HERE = Path(__file__).resolve().parent
+TCL = HERE / "ns2" / "weigle2005.tcl"
+RESULTS = HERE / "results"
+CACHE = RESULTS / "compare_weigle2005.jsonl"
+CALIBRATION = RESULTS / "weigle2005_calibration.json"
+
+# (combo, queue): DT over 1-3 congested links, every AQM on one and on all three, and DT-REM / REM-DT.
+CELLS = {
+    "default": [
+        (("DT",), "DT"),
+        (("DT", "DT"), "DT"),
+        (("DT", "DT", "DT"), "DT"),
+        *[(("AQM",), q) for q in weigle2005.AQMS],
+        *[(("AQM", "AQM", "AQM"), q) for q in weigle2005.AQMS],
+        (("DT", "AQM"), "REM"),
+        (("AQM", "DT"), "REM"),
+    ],
+    "dt1": [(("DT",), "DT")],
+    "1cl": [(("DT",), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]],
+}
+# Scenario settings shared by both simulators; aqmlab's name -> the twin's key=value name.
+SETTINGS = {
+    "cross": "cross",
+    "http_ack_every": "segsperack",
+    "e2e_rate": "e2e_rate",
+    "cross_rate": "cross_rate",
+    "mean_pktsize": "mean_pktsize",
+    "ared_gentle": "ared_gentle",
+}
+
+
+def link_names(combo: tuple[str, ...]) -> list[str]:
+    return [f"{a}->{b}" for a, b in CONGESTED[: len(combo)]]
+
+
+def calibrated_rates(jobs: int, reading: dict | None = None) -> dict[str, float]:
+    """The study's connection rates for `reading` (default: the study's), rounded to 0.01 connections/s
+    (the twin's input), with the calibration's loads; computed once per reading and kept."""
+    reading = weigle2005.READING if reading is None else reading
+    saved = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else []
+    for entry in saved:
+        if entry["reading"] == reading:
+            return entry["calibration"]
+    print(f"calibrating {reading} (aqmlab, 3 seeds x 2 runs of 1200 s)", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        cal = weigle2005.calibrate(
+            False, lambda specs: reproduce.execute(specs, Path(tmp), jobs=jobs), reading
+        )
+    cal["e2e_rate"], cal["cross_rate"] = round(cal["e2e_rate"], 2), round(cal["cross_rate"], 2)
+    CALIBRATION.write_text(json.dumps([*saved, {"reading": reading, "calibration": cal}], indent=1) + "\n")
+    return cal
+
+
+def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
+    aqm = None if queue == "DT" else queue
+    r = api.run(scenario(combo, aqm, pairs=pairs, **settings), seed=seed)
+    flows, classes = r.flows, r.classes.set_index("class")
+    links, resp = r.links.set_index("link"), r.responses.set_index("class")
+    m = {
+        "goodput_kbps": flows.loc[flows["group"] == "ll_fwd", "goodput_bps"].sum() / 1e3,
+        "ll_loss_pct": 100 * classes.loc["ll_fwd", "loss_rate"],
+        "http_loss_pct": 100 * classes.loc["http_fwd", "loss_rate"],
+        "rt_p10_ms": 1e3 * resp.loc["http_fwd", "p10_s"],
+        "rt_p50_ms": 1e3 * resp.loc["http_fwd", "p50_s"],
+        "rt_p90_ms": 1e3 * resp.loc["http_fwd", "p90_s"],
+        "end_s": r.summary["end_s"],
+        "wall_s": r.summary["wall_s"],
+    }
+    for name in link_names(combo):
+        m[f"{name} drops"] = float(links.loc[name, "drops"])
+        m[f"{name} marks"] = float(links.loc[name, "marks"])
+        m[f"{name} q_mean_pkts"] = float(links.loc[name, "q_mean_pkts"])
+    return m
+
+
+def run_ns2(combo, queue, seed, pairs, settings) -> dict:
+    args = ["-".join(combo) or "none", queue if queue != "DT" else "-", str(seed), f"pairs={pairs}"]
+    args += [f"{SETTINGS[k]}={int(v) if isinstance(v, bool) else v}" for k, v in settings.items()]
+    out = subprocess.run(["ns", str(TCL), *args], capture_output=True, text=True, check=True).stdout
+    j = json.loads(out.strip().splitlines()[-1])
+    m = {
+        "goodput_kbps": j["goodput_kbps"],
+        "ll_loss_pct": 100 * j["classes"]["ll_fwd"]["loss_rate"],
+        "http_loss_pct": 100 * j["classes"]["http_fwd"]["loss_rate"],
+        "rt_p10_ms": 1e3 * j["rt_p10_s"],
+        "rt_p50_ms": 1e3 * j["rt_p50_s"],
+        "rt_p90_ms": 1e3 * j["rt_p90_s"],
+        "end_s": j["end_s"],
+        "wall_s": j["wall_s"],
+    }
+    for name in link_names(combo):
+        link = j["links"][name]
+        m[f"{name} drops"] = float(link["drops"])
+        m[f"{name} marks"] = float(link["marks"])
+        m[f"{name} q_mean_pkts"] = float(link["q_mean_pkts"])
+    return m
+
+
+RUNNERS = {"aqmlab": run_aqmlab, "ns-2": run_ns2}
+
+
+def key(sim, combo, queue, seed, pairs, settings) -> str:
+    return json.dumps([sim, "-".join(combo), queue, seed, pairs, sorted(settings.items())])
+
+
+def load_cache() -> dict[str, dict]:
+    if not CACHE.exists():
+        return {}
+    return {json.loads(line)["key"]: json.loads(line) for line in CACHE.read_text().splitlines() if line}
+
+
+def run_all(cells, seeds, pairs, settings, jobs, sims=tuple(RUNNERS)) -> dict[str, dict]:
+    """Runs what is missing; ns-2's runs are kept in the cache file, aqmlab's (20-40x faster, and changing
+    with the engine) are always run afresh."""
+    cache = load_cache()
+    todo = [
+        (sim, combo, queue, seed)
+        for combo, queue in cells
+        for seed in seeds
+        for sim in sims
+        if sim == "aqmlab" or key(sim, combo, queue, seed, pairs, settings) not in cache
+    ]
+    # ns-2 runs take 20-40x longer: start them first so the pool stays busy.
+    todo.sort(key=lambda t: t[0] != "ns-2")
+    print(f"{len(todo)} runs to do", file=sys.stderr)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {
+            pool.submit(RUNNERS[sim], combo, queue, seed, pairs, settings): (sim, combo, queue, seed)
+            for sim, combo, queue, seed in todo
+        }
+        for done, fut in enumerate(as_completed(futures), 1):
+            sim, combo, queue, seed = futures[fut]
+            k = key(sim, combo, queue, seed, pairs, settings)
+            rec = {"key": k, "metrics": fut.result()}
+            if sim == "ns-2":
+                with CACHE.open("a") as f:  # one whole line per run: a crash loses at most the runs in flight
+                    f.write(json.dumps(rec) + "\n")
+            cache[k] = rec
+            print(f"[{done}/{len(todo)}] {sim} {'-'.join(combo)} {queue} seed {seed}", file=sys.stderr)
+    return cache
+
+
+def paper_value(combo, queue, metric) -> str:
+    index = {"goodput_kbps": 0, "ll_loss_pct": 1, "http_loss_pct": 2}.get(metric)
+    paper = weigle2005.PAPER.get(combo, {}).get(queue)
+    return "" if index is None or paper is None else f"{paper[index]:g}"
+
+
+def verdict(aq: list[float], ns: list[float]) -> str:
+    a, n = statistics.fmean(aq), statistics.fmean(ns)
+    inside = min(ns) <= a <= max(ns)
+    close = abs(a - n) <= 0.1 * abs(n) if n else a == 0
+    return "ok" if inside or close else "**differs**"
+
+
+def fmt(values: list[float]) -> str:
+    m, h = mean_ci(values)
+    digits = 0 if abs(m) >= 100 else 2
+    return f"{m:.{digits}f}" + ("" if math.isnan(h) else f" ± {h:.{digits}f}")
+
+
+def report(cells, seeds, pairs, settings, cache, tag) -> str:
+    lines = [
+        f"# Study W: aqmlab vs ns-2.35 ({tag})",
+        "",
+        "<!-- generated by validation/compare_weigle2005.py -->",
+        f"Seeds {seeds[0]}..{seeds[-1]} in each simulator; runs stop after {pairs} forward end-to-end pairs "
+        f"after the 60-s warm-up. Settings: {', '.join(f'{k} = {v}' for k, v in settings.items())}. "
+        "Mean ± 95 % CI over seeds (Student t); verdict: aqmlab's mean inside ns-2's seed range or within "
+        "10 % of ns-2's mean. The paper ran 50,000 pairs.",
+        "",
+    ]
+    tally = [0, 0]
+    for combo, queue in cells:
+        runs = {
+            sim: [cache[key(sim, combo, queue, s, pairs, settings)]["metrics"] for s in seeds]
+            for sim in RUNNERS
+        }
+        lines += [
+            f"### {'-'.join(combo)} ({queue})",
+            "",
+            "| metric | aqmlab | ns-2 | paper | verdict |",
+            "|---|---|---|---|---|",
+        ]
+        for metric in runs["ns-2"][0]:
+            if metric in ("end_s", "wall_s"):
+                continue
+            aq = [r[metric] for r in runs["aqmlab"]]
+            ns = [r[metric] for r in runs["ns-2"]]
+            v = verdict(aq, ns)
+            tally[v == "ok"] += 1
+            lines.append(f"| {metric} | {fmt(aq)} | {fmt(ns)} | {paper_value(combo, queue, metric)} | {v} |")
+        wall = {sim: statistics.fmean(r["wall_s"] for r in rs) for sim, rs in runs.items()}
+        lines += [
+            "",
+            f"Simulated time per run {fmt([r['end_s'] for r in runs['ns-2']])} s (ns-2); "
+            f"mean wall time per run aqmlab {wall['aqmlab']:.1f} s, ns-2 {wall['ns-2']:.1f} s.",
+            "",
+        ]
+    lines.insert(5, f"**{tally[1]} of {sum(tally)} cells ok.**\n")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=20_000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cells", choices=sorted(CELLS), default="default")
+    ap.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help=f"one of {sorted(SETTINGS)}"
+    )
+    ap.add_argument("--tag", default="the study's reading", help="title of the report section")
+    ap.add_argument("--ns2-only", action="store_true", help="only fill the ns-2 cache; write no report")
+    ap.add_argument("--out", type=Path, default=RESULTS / "compare_weigle2005.md")
+    a = ap.parse_args()
+    RESULTS.mkdir(exist_ok=True)
+    cal = calibrated_rates(a.jobs)
+    settings = {**weigle2005.READING, "e2e_rate": cal["e2e_rate"], "cross_rate": cal["cross_rate"]}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        if k not in SETTINGS:
+            ap.error(f"--set {kv}: unknown setting {k!r} (known: {', '.join(sorted(SETTINGS))})")
+        settings[k] = type(settings[k])(v)
+    seeds = list(range(1, a.seeds + 1))
+    cells = CELLS[a.cells]
+    RESULTS.mkdir(exist_ok=True)
+    if a.ns2_only:
+        run_all(cells, seeds, a.pairs, settings, a.jobs, sims=("ns-2",))
+        return
+    cache = run_all(cells, seeds, a.pairs, settings, a.jobs)
+    a.out.write_text(report(cells, seeds, a.pairs, settings, cache, a.tag) + "\n")
+    print(a.out)
+    if settings == {**weigle2005.READING, "e2e_rate": cal["e2e_rate"], "cross_rate": cal["cross_rate"]}:
+        write_study_data(cells, seeds, a.pairs, settings, cache)
+
+
+def write_study_data(cells, seeds, pairs, settings, cache) -> None:
+    """The ns-2 column of the study's own report (weigle2005.NS2_RESULTS): each seed's value per cell."""
+    names = {"goodput": "goodput_kbps", "ll_loss": "ll_loss_pct", "http_loss": "http_loss_pct"}
+    data = {"settings": settings, "pairs": pairs, "seeds": seeds, "cells": {}}
+    for combo, queue in cells:
+        runs = [cache[key("ns-2", combo, queue, s, pairs, settings)]["metrics"] for s in seeds]
+        data["cells"][f"{'-'.join(combo)} {queue}"] = {k: [r[v] for r in runs] for k, v in names.items()}
+    weigle2005.NS2_RESULTS.write_text(json.dumps(data, indent=1) + "\n")
+    print(weigle2005.NS2_RESULTS)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""Study W: which reading of the paper's scenario reproduces Table I — a sensitivity table over the choices
+the text leaves open, with ns-2.35 beside aqmlab where the choice is a scenario choice.
+
+    python validation/weigle2005_sensitivity.py [--seeds 3] [--pairs 20000] [--jobs 2] [--no-ns2]
+
+Each variant changes one thing from the study's reading (weigle2005.READING) and is calibrated anew where
+the change moves the offered load. Writes validation/results/weigle2005_sensitivity.md; ns-2's runs share
+compare_weigle2005.py's cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+from pathlib import Path
+
+import compare_weigle2005 as cmp
+from aqmlab.studies import weigle2005
+from aqmlab.studies.weigle2005_topology import DEFAULT_RATE
+
+CELLS = [(("DT",), "DT"), (("DT", "DT", "DT"), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]]
+NS2_CELLS = [(("DT",), "DT"), (("AQM",), "ARED")]
+
+
+def variants(jobs: int) -> list[tuple[str, dict, bool]]:
+    """(label, settings, run ns-2 too) for the study's reading and each alternative."""
+
+    def calibrated(**change) -> dict:
+        reading = {**weigle2005.READING, **change}
+        cal = cmp.calibrated_rates(jobs, reading)
+        return {**reading, "e2e_rate": cal["e2e_rate"], "cross_rate": cal["cross_rate"]}
+
+    study = calibrated()
+    cal = cmp.calibrated_rates(jobs)
+    # Offered load counted as response payload (no headers, handshakes or ACKs): the rate that carries
+    # 3.5 Mb/s of payload, i.e. the wire-calibrated rate scaled by wire / payload.
+    payload_scale = cal["e2e_load_at_first_estimate_mbps"] / cal["e2e_payload_at_first_estimate_mbps"]
+    return [
+        (
+            "study reading: cross traffic both ways on each congested link, HTTP ACKs every segment",
+            study,
+            True,
+        ),
+        ("cross traffic one way only (one cloud per congested link)", calibrated(cross="fwd"), True),
+        ("HTTP receivers delay ACKs (every 2nd segment)", calibrated(http_ack_every=2), True),
+        (
+            f"offered load counted as response payload (rates x {payload_scale:.3f})",
+            {
+                **study,
+                "e2e_rate": round(study["e2e_rate"] * payload_scale, 2),
+                "cross_rate": round(study["cross_rate"] * payload_scale, 2),
+            },
+            False,
+        ),
+        (
+            f"no calibration: the first estimate {DEFAULT_RATE:.2f} conn/s for every cloud",
+            {**study, "e2e_rate": round(DEFAULT_RATE, 2), "cross_rate": round(DEFAULT_RATE, 2)},
+            False,
+        ),
+        (
+            "AQMs' mean packet size 615 B (the paper's average) instead of ns-2's defaults",
+            {**study, "mean_pktsize": 615},
+            False,
+        ),
+        ("ARED without the gentle region", {**study, "ared_gentle": False}, False),
+    ]
+
+
+METRICS = [
+    ("goodput_kbps", 0, "goodput kb/s"),
+    ("ll_loss_pct", 1, "long-lived loss %"),
+    ("http_loss_pct", 2, "HTTP loss %"),
+]
+
+
+def score(means: dict, cells) -> tuple[float, float]:
+    """Distance to Table I over `cells`: mean |relative error| of goodput, and mean |log10 ratio| of the
+    loss cells (losses span two decades, so their error is a factor; 0.01 % is added to both sides)."""
+    gp, loss = [], []
+    for combo, queue in cells:
+        paper = weigle2005.PAPER[combo][queue]
+        gp.append(abs(means[(combo, queue)]["goodput_kbps"] / paper[0] - 1))
+        for metric, i in (("ll_loss_pct", 1), ("http_loss_pct", 2)):
+            loss.append(abs(math.log10((means[(combo, queue)][metric] + 0.01) / (paper[i] + 0.01))))
+    return statistics.fmean(gp), statistics.fmean(loss)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--pairs", type=int, default=20_000)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-ns2", action="store_true", help="aqmlab only (ns-2 cells from the cache if there)")
+    ap.add_argument("--out", type=Path, default=cmp.RESULTS / "weigle2005_sensitivity.md")
+    a = ap.parse_args()
+    seeds = list(range(1, a.seeds + 1))
+    rows, summary = [], []
+    for label, settings, with_ns2 in variants(a.jobs):
+        sims = ("aqmlab", "ns-2") if with_ns2 and not a.no_ns2 else ("aqmlab",)
+        cache = cmp.run_all(CELLS, seeds, a.pairs, settings, a.jobs, sims=("aqmlab",))
+        if "ns-2" in sims:
+            cache |= cmp.run_all(NS2_CELLS, seeds, a.pairs, settings, a.jobs, sims=("ns-2",))
+        cache |= cmp.load_cache()
+        means = {}
+        for combo, queue in CELLS:
+            for sim in ("aqmlab", "ns-2"):
+                recs = [cache.get(cmp.key(sim, combo, queue, s, a.pairs, settings)) for s in seeds]
+                if all(recs):
+                    runs = [r["metrics"] for r in recs]
+                    means[(sim, combo, queue)] = {
+                        m: statistics.fmean(r[m] for r in runs) for m, _, _ in METRICS
+                    }
+                    means[(sim, combo, queue)]["ci"] = {
+                        m: cmp.fmt([r[m] for r in runs]) for m, _, _ in METRICS
+                    }
+        aq = {(c, q): means[("aqmlab", c, q)] for c, q in CELLS}
+        gp_err, loss_err = score(aq, CELLS)
+        summary.append((label, gp_err, loss_err, settings))
+        rows.append((label, settings, means))
+    lines = [
+        "# Study W: which reading reproduces Table I",
+        "",
+        "<!-- generated by validation/weigle2005_sensitivity.py -->",
+        f"Seeds 1..{a.seeds}, {a.pairs} forward pairs after the warm-up per run (the paper: 50,000). Each "
+        "variant changes one choice from the study's reading and is recalibrated where the change moves "
+        "the offered load. Distance to Table I over DT 1CL, DT 3CL and each AQM on one congested link: "
+        "goodput as mean |relative error|, losses as mean |log10 ratio| (0.3 = a factor of 2).",
+        "",
+        "| variant | e2e / cross rate (conn/s) | goodput error | loss error (log10) |",
+        "|---|---|---|---|",
+    ]
+    for label, gp_err, loss_err, s in summary:
+        lines.append(
+            f"| {label} | {s['e2e_rate']} / {s['cross_rate']} | {100 * gp_err:.0f} % | {loss_err:.2f} |"
+        )
+    for label, _, means in rows:
+        lines += [
+            "",
+            f"### {label}",
+            "",
+            "| cell | " + " | ".join(t for _, _, t in METRICS) + " |",
+            "|---|---|---|---|",
+        ]
+        for combo, queue in CELLS:
+            paper = weigle2005.PAPER[combo][queue]
+            cells = []
+            for metric, i, _ in METRICS:
+                parts = [f"aqmlab {means[('aqmlab', combo, queue)]['ci'][metric]}"]
+                if ("ns-2", combo, queue) in means:
+                    parts.append(f"ns-2 {means[('ns-2', combo, queue)]['ci'][metric]}")
+                parts.append(f"paper {paper[i]:g}")
+                cells.append("<br>".join(parts))
+            lines.append(f"| {'-'.join(combo)} {queue} | " + " | ".join(cells) + " |")
+    a.out.write_text("\n".join(lines) + "\n")
+    print(a.out)
+
+
+if __name__ == "__main__":
+    main()
