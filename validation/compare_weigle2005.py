@@ -60,6 +60,8 @@ SETTINGS = {
     "mean_pktsize": "mean_pktsize",
     "ared_gentle": "ared_gentle",
 }
+# Settings of aqmlab's model alone: ns-2 is always itself (FullTcp for HTTP), so they are not passed on.
+AQMLAB_ONLY = {"http_recovery"}
 
 
 def link_names(combo: tuple[str, ...]) -> list[str]:
@@ -108,7 +110,11 @@ def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
 
 def run_ns2(combo, queue, seed, pairs, settings) -> dict:
     args = ["-".join(combo) or "none", queue if queue != "DT" else "-", str(seed), f"pairs={pairs}"]
-    args += [f"{SETTINGS[k]}={int(v) if isinstance(v, bool) else v}" for k, v in settings.items()]
+    args += [
+        f"{SETTINGS[k]}={int(v) if isinstance(v, bool) else v}"
+        for k, v in settings.items()
+        if k not in AQMLAB_ONLY
+    ]
     out = subprocess.run(["ns", str(TCL), *args], capture_output=True, text=True, check=True).stdout
     j = json.loads(out.strip().splitlines()[-1])
     m = {

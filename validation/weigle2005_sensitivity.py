@@ -64,6 +64,11 @@ def variants(jobs: int) -> list[tuple[str, dict, bool]]:
             False,
         ),
         ("ARED without the gentle region", {**study, "ared_gentle": False}, False),
+        (
+            "HTTP connections recover as ns-2's one-way agent (not FullTcp's burst at the end of recovery)",
+            {**study, "http_recovery": "one_way"},
+            False,
+        ),
     ]
 
 

@@ -282,3 +282,29 @@ fn malformed_scenarios_give_located_errors() {
         assert!(shown.starts_with("bad.toml:"), "{shown}");
     }
 }
+
+#[test]
+fn tcp_recovery_is_read_from_tcp_tables_and_bad_values_are_located() {
+    use aqmlab_core::tcp::Recovery;
+    let with_tcp =
+        |tcp: &str, flows: &str| chain("10Mbps", "20ms", "{ kind = \"droptail\" }", "", tcp, flows, 10);
+    let recovery = |text: &str| {
+        load(text, "t.toml", &[], None).unwrap_or_else(|e| panic!("{e}")).tcp_configs[0].recovery
+    };
+    assert_eq!(recovery(&with_tcp("", ONE_BULK)), Recovery::OneWay);
+    assert_eq!(recovery(&with_tcp("recovery = \"one_way\"", ONE_BULK)), Recovery::OneWay);
+    assert_eq!(recovery(&with_tcp("recovery = \"full_tcp\"", ONE_BULK)), Recovery::FullTcp);
+    let own = |value: &str| format!("{ONE_BULK}tcp = {{ recovery = {value} }}\n");
+    assert_eq!(recovery(&with_tcp("", &own("\"full_tcp\""))), Recovery::FullTcp);
+    let unknown = "unknown variant `fulltcp`, expected `one_way` or `full_tcp`";
+    let cases = [
+        (with_tcp("recovery = \"fulltcp\"", ONE_BULK), "tcp.recovery", unknown),
+        (with_tcp("recovery = 1", ONE_BULK), "tcp.recovery", "invalid type: integer `1`, expected a string"),
+        (with_tcp("", &own("\"fulltcp\"")), "flows[0].tcp.recovery", unknown),
+    ];
+    for (text, path, message) in cases {
+        let e = load(&text, "bad.toml", &[], None).expect_err(path);
+        assert_eq!((e.path.as_str(), e.message.as_str()), (path, message));
+        assert!(e.line.is_some(), "no line for {path}: {e}");
+    }
+}

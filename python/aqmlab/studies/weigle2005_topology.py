@@ -4,14 +4,17 @@ Routers R0..R7 in a chain (10 Mb/s, 1 ms). Long-lived TCP: two source nodes at R
 two sinks at R7 ("hexagon 0"), and circle 9 at R7 sends to hexagon 9 at R0; each of these nodes has a
 1 Mb/s, 1 ms access link. PackMime-HTTP/1.1: cloud 1 (servers at R0, clients at R7) carries the
 forward end-to-end responses, cloud 8 (servers at R7, clients at R0) the reverse ones; each cloud is two
-nodes on 4 Mb/s, 1 ms links. Cross traffic crosses exactly one congested link: servers at R1 and
-clients at R2 (1CL), likewise R3->R4 (2CL) and R5->R6 (3CL) — our reading of the paper's interior
-clouds 2..7 (one PackMime generator per congested link; the paper's figure is not in the extraction).
+nodes on 4 Mb/s, 1 ms links. Cross traffic crosses exactly one congested link: a cloud with servers at
+R1 and clients at R2 (1CL), likewise R3->R4 (2CL) and R5->R6 (3CL), and with cross = "both" (the
+study's reading of the interior clouds 2..7: two per congested link) a second cloud the other way
+round, servers at R2 and clients at R1, and so on.
 Every router is a DelayBox delaying the flows of its attached hosts with PackMime's RTT model (server
 side for server and long-lived source nodes, client side for client and sink nodes). All TCP is
-NewReno with ECN, 1460-byte segments, window 30. Buffers are 200 packets; the queues of a congested
-link (both directions, as the paper says reverse traffic meets the same technique) are drop-tail or the
-AQM in byte mode with ECN and a target of 20 packets.
+NewReno with ECN, 1460-byte segments, window 30; the HTTP connections behave as ns-2's FullTcp (Nagle,
+its fast recovery, an ACK per segment), the long-lived ones as the one-way agent with a DelAck sink.
+Buffers are 200 packets; the queues of a congested link (both directions, as the paper says reverse
+traffic meets the same technique) are drop-tail or the AQM in byte mode with ECN and a target of 20
+packets.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def scenario(
     long_lived: bool = True,
     cross: str = "fwd",
     http_ack_every: int = 1,
+    http_recovery: str = "full_tcp",
     mean_pktsize: int | None = None,
     ared_gentle: bool = True,
     name: str = "weigle2005",
@@ -68,7 +72,9 @@ def scenario(
     of the "AQM" entries. Runs until `pairs` forward end-to-end pairs (started after the warm-up)
     have completed. `cross` = "both" adds a second cross-traffic cloud per congested link the other way
     round (servers downstream, clients upstream). `http_ack_every` is the HTTP receivers' ACK frequency
-    (ns-2 FullTcp `segsperack_`, 1 by default: every full segment is ACKed at once). `mean_pktsize` sets
+    (ns-2 FullTcp `segsperack_`, 1 by default: every full segment is ACKed at once), `http_recovery` their
+    fast recovery ("full_tcp": ns-2 FullTcp NewReno's, as PackMime's agents, with no Limited Transmit;
+    "one_way": aqmlab's default, ns-2's one-way agent's). `mean_pktsize` sets
     the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM), and
     `ared_gentle` ARED's gentle region — both for sensitivity runs."""
     if cross not in ("fwd", "both"):
@@ -144,8 +150,11 @@ def scenario(
                     "class": "cross",
                 }
             )
+    http_tcp: dict[str, object] = {"ack_every": http_ack_every, "recovery": http_recovery}
+    if http_recovery == "full_tcp":
+        http_tcp["limited_transmit"] = False
     for h in http:
-        h["tcp"] = {"ack_every": http_ack_every}
+        h["tcp"] = http_tcp
     delayboxes = []
     for router, sides in boxes.items():
         for side, served in sides.items():

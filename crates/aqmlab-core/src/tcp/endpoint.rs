@@ -5,10 +5,14 @@
 
 use super::rtt::RttEstimator;
 use super::timer::{LazyTimer, TimerOutcome};
-use super::{TcpConfig, HEADER_BYTES};
+use super::{Recovery, TcpConfig, HEADER_BYTES};
 use crate::net::{flags, Ecn, Packet, PacketArena, PacketId, Proto};
 use crate::sim::Time;
 use std::num::NonZeroU64;
+
+/// Segments sent per ACK from a partial ACK until recovery ends with `recovery = full_tcp` (ns-2
+/// `Agent/TCP/FullTcp/Newreno`'s `recov_maxburst_`).
+const RECOV_MAXBURST: u32 = 2;
 
 /// Which timer of an endpoint an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +108,15 @@ pub struct Endpoint {
     /// One past the last byte the application has written (data starts at sequence 1).
     app_end: u64,
     dupacks: u32,
+    /// A reduction for ECN-Echo found cwnd at one segment or less (ns-2 `ecn_backoff_`): the next such
+    /// reduction, before an ACK without ECN-Echo, backs the retransmission timer off.
+    ecn_backoff: bool,
+    /// `recovery = full_tcp`: in fast recovery, from the third duplicate ACK to the ACK that ends it or
+    /// a timeout (ns-2 FullTcp `fastrecov_`).
+    fast_recovery: bool,
+    /// `recovery = full_tcp`: at most [`RECOV_MAXBURST`] segments per ACK, from a partial ACK until an
+    /// ACK that is not partial (ns-2 NewRenoFullTcpAgent `save_maxburst_ >= 0`).
+    recovery_burst: bool,
 
     // Line 1: the sender's window.
     snd_max: u64,
@@ -209,6 +222,9 @@ impl Endpoint {
             ssthresh: cfg.max_window as f64,
             dupwnd: 0.0,
             dupacks: 0,
+            ecn_backoff: false,
+            fast_recovery: false,
+            recovery_burst: false,
             recover: 0,
             last_action: CwndAction::None,
             first_partial: false,
@@ -320,7 +336,7 @@ impl Endpoint {
             self.snd_una = 1;
             self.snd_nxt = self.snd_nxt.max(1);
             self.rto_timer.cancel();
-            self.take_rtt_sample(1, io.now);
+            self.take_rtt_sample(1, io.now, false);
             d.established = true;
         }
         if self.state != State::Established {
@@ -394,7 +410,7 @@ impl Endpoint {
                 self.state = State::Established;
                 self.snd_una = 1;
                 self.rto_timer.cancel();
-                self.take_rtt_sample(1, io.now);
+                self.take_rtt_sample(1, io.now, false);
                 d.established = true;
                 let before = io.out.len();
                 self.send_much(cfg, io);
@@ -419,8 +435,10 @@ impl Endpoint {
         if self.snd_nxt > self.app_end || (self.snd_nxt == self.app_end && !self.closing) {
             return; // no data and no FIN to send (a receiver's usual case)
         }
-        // The window is never negative, so truncation is its floor.
-        let allowed = (self.window(cfg) as u64).max(1) * cfg.mss as u64;
+        // The window is never negative, so truncation is its floor (ns-2 `int(cwnd_)`): below one
+        // segment, after an ECN reduction of a one-segment window, no data goes until the timer expires.
+        let allowed = self.window(cfg) as u64 * cfg.mss as u64;
+        let max_burst = if self.recovery_burst { RECOV_MAXBURST } else { cfg.max_burst };
         let mut sent = 0;
         while self.snd_nxt <= self.app_end {
             let len = (self.app_end - self.snd_nxt).min(cfg.mss as u64);
@@ -436,7 +454,7 @@ impl Endpoint {
             }
             self.send_segment(self.snd_nxt, cfg, io);
             sent += 1;
-            if cfg.max_burst > 0 && sent >= cfg.max_burst {
+            if max_burst > 0 && sent >= max_burst {
                 break;
             }
         }
@@ -450,16 +468,16 @@ impl Endpoint {
         let end = seq + len + fin as u64;
         let mut f = flags::ACK | if fin { flags::FIN } else { 0 };
         let ecn = if self.ecn_ok && len > 0 { Ecn::Ect0 } else { Ecn::NotEct };
+        if self.cwr_pending && len > 0 {
+            // CWR goes on the first data segment after a window reduction, a retransmission included
+            // (ns-2 `SetCWRonRetransmit_` true: TcpAgent::output, FullTcpAgent::foutput).
+            f |= flags::CWR;
+            self.cwr_pending = false;
+        }
         if seq < self.snd_max {
             self.retransmits += 1;
-        } else {
-            if self.cwr_pending && len > 0 {
-                f |= flags::CWR;
-                self.cwr_pending = false;
-            }
-            if self.timing.is_none() {
-                self.timing = Some((end, io.now));
-            }
+        } else if self.timing.is_none() {
+            self.timing = Some((end, io.now));
         }
         self.emit(seq, len as u32, f, ecn, io);
         if seq == self.snd_nxt {
@@ -473,26 +491,60 @@ impl Endpoint {
 
     fn on_ack(&mut self, cfg: &TcpConfig, ack: u64, ece: bool, pure: bool, io: &mut TcpIo) {
         let ece = ece && self.ecn_ok;
-        if ece {
+        let full_tcp = cfg.recovery == Recovery::FullTcp;
+        if ece && !full_tcp {
+            // One-way: ECN-Echo counts on every ACK, duplicates included, before anything else
+            // (NewRenoTcpAgent::recv).
             self.on_ecn_echo(ack, cfg);
         }
+        let mut fast_retransmitted = false;
         if ack > self.snd_una {
-            let partial = self.last_action == CwndAction::Dupack && ack < self.recover;
-            if partial {
-                self.on_partial_ack(ack, cfg, io);
+            if full_tcp {
+                if self.fast_recovery && ack < self.recover {
+                    self.on_partial_ack_full_tcp(ack, ece, cfg, io);
+                } else {
+                    self.on_new_ack(ack, ece, cfg, io);
+                }
+                if ece {
+                    // FullTcpAgent::recv: ECN-Echo counts only on an ACK of new data, after newack()
+                    // and the (partial) ACK action, and a window below one segment re-arms the timer.
+                    self.on_ecn_echo(ack, cfg);
+                    if self.cwnd < 1.0 {
+                        self.arm_rto(io);
+                    }
+                }
             } else {
-                self.on_new_ack(ack, ece, cfg, io);
+                let partial = self.last_action == CwndAction::Dupack && ack < self.recover;
+                if partial {
+                    self.on_partial_ack(ack, cfg, io);
+                } else {
+                    self.on_new_ack(ack, ece, cfg, io);
+                }
             }
         } else if ack == self.snd_una && pure && self.snd_max > self.snd_una {
             self.on_dupack(cfg, io);
+            fast_retransmitted = self.dupacks == cfg.dupack_threshold;
         }
-        if self.dupacks == 0 || self.dupacks >= cfg.dupack_threshold {
+        // FullTcpAgent::recv sends nothing more on the duplicate ACK that calls dupack_action().
+        let hold = full_tcp && fast_retransmitted;
+        if !hold && (self.dupacks == 0 || self.dupacks >= cfg.dupack_threshold) {
             self.send_much(cfg, io);
         }
     }
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, cfg: &TcpConfig, io: &mut TcpIo) {
-        if self.dupwnd > 0.0 {
+        if cfg.recovery == Recovery::FullTcp {
+            // The ACK that ends recovery: NewRenoFullTcpAgent::ack_action lifts the burst limit, and
+            // FullTcpAgent::pack_action (`reno_fastrecov_`) cuts a window inflated above ssthresh to
+            // ssthresh. FullTcp has no EXITED action: `last_action` stays Dupack.
+            self.recovery_burst = false;
+            if self.fast_recovery {
+                let inflated = self.cwnd + self.dupwnd;
+                self.cwnd = if inflated > self.ssthresh { self.ssthresh } else { inflated };
+                self.fast_recovery = false;
+            }
+            self.dupwnd = 0.0;
+        } else if self.dupwnd > 0.0 {
             self.dupwnd = 0.0;
             if self.last_action == CwndAction::Dupack {
                 self.last_action = CwndAction::Exited;
@@ -500,11 +552,14 @@ impl Endpoint {
         }
         self.first_partial = false;
         self.dupacks = 0;
-        self.take_rtt_sample(ack, io.now);
+        // An RTT sample ends the timer backoff, except on an ECN-Echo ACK while a one-segment window is
+        // being backed off for ECN (TcpAgent::newack, FullTcpAgent::newack).
+        self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         if !ece {
             self.cwnd += if self.cwnd < self.ssthresh { 1.0 } else { 1.0 / self.cwnd };
+            self.ecn_backoff = false; // TcpAgent::recv_newack_helper
         }
         self.restart_or_cancel_rto(cfg, io);
     }
@@ -532,13 +587,40 @@ impl Endpoint {
         self.send_segment(self.snd_una, cfg, io);
     }
 
+    /// A partial ACK with `recovery = full_tcp`: FullTcpAgent::newack (an RTT sample, the timer
+    /// restarted on every partial ACK), then NewRenoFullTcpAgent::pack_action: fast_retransmit() sends
+    /// the next hole and moves `recover` to the highest sequence sent, cwnd becomes ssthresh (the
+    /// inflation is gone, duplicate ACKs keep counting), and at most [`RECOV_MAXBURST`] segments go per
+    /// ACK until recovery ends. No window growth (`open_cwnd_on_pack_` false).
+    fn on_partial_ack_full_tcp(&mut self, ack: u64, ece: bool, cfg: &TcpConfig, io: &mut TcpIo) {
+        self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece);
+        if !ece {
+            self.ecn_backoff = false;
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.arm_rto(io);
+        self.recover = self.snd_max;
+        self.last_action = CwndAction::Dupack;
+        self.cwnd = self.ssthresh;
+        self.dupwnd = 0.0;
+        self.recovery_burst = true;
+        self.send_segment(self.snd_una, cfg, io);
+    }
+
     fn on_dupack(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
         self.dupacks += 1;
         let k = cfg.dupack_threshold;
         if self.dupacks == k {
-            self.fast_retransmit(cfg, io);
-            self.dupwnd = k as f64;
+            if cfg.recovery == Recovery::FullTcp {
+                self.dupack_action_full_tcp(cfg, io);
+            } else {
+                self.fast_retransmit(cfg, io);
+                self.dupwnd = k as f64;
+            }
         } else if self.dupacks > k {
+            // Recovery inflates the window by one per further duplicate (ns-2 one-way `++dupwnd_`,
+            // FullTcp `extra_ack()`: `cwnd_++`).
             self.dupwnd += 1.0;
         } else if cfg.limited_transmit {
             // One new segment beyond cwnd per early duplicate ACK (RFC 3042, ns-2 `send_one`).
@@ -573,7 +655,42 @@ impl Endpoint {
         self.send_segment(self.snd_una, cfg, io);
     }
 
-    /// ssthresh = cwnd = floor(min(cwnd, max_window)) / 2, ssthresh at least 2 (ns-2 `slowdown`).
+    /// The third duplicate ACK with `recovery = full_tcp` (ns-2 FullTcpAgent::dupack_action).
+    fn dupack_action_full_tcp(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        self.fast_recovery = true; // set even when nothing is retransmitted
+        let recovered = self.snd_una > self.recover;
+        // FullTcp never records EXITED: after a fast recovery `last_cwnd_action_` is still DUPACK, and a
+        // new fast retransmit may start at once.
+        let after_fast_recovery = matches!(self.last_action, CwndAction::Dupack | CwndAction::Exited);
+        if recovered || after_fast_recovery {
+            // full_reno_action: halve, fast_retransmit(), cwnd = ssthresh + dupacks.
+            self.halve(cfg);
+            self.cwnd = self.ssthresh;
+            self.dupwnd = cfg.dupack_threshold as f64;
+            self.recover = self.snd_max;
+            self.last_action = CwndAction::Dupack;
+            self.timing = None;
+            self.fast_retransmits += 1;
+            self.arm_rto(io);
+            self.send_segment(self.snd_una, cfg, io);
+        } else if self.ecn_ok && self.last_action == CwndAction::Ecn {
+            // Soon after an ECN reduction: slowdown(CLOSE_CWND_HALF) halves cwnd again (unrounded,
+            // ssthresh kept) and fast_retransmit() sends the hole, with no inflation.
+            self.cwnd = self.window(cfg) / 2.0;
+            self.cwr_pending = true;
+            self.recover = self.snd_max;
+            self.last_action = CwndAction::Dupack;
+            self.timing = None;
+            self.arm_rto(io);
+            self.send_segment(self.snd_una, cfg, io);
+        }
+        // Otherwise "careful" NewReno (`bug_fix_`): no second fast retransmit in one window.
+    }
+
+    /// ssthresh = cwnd = floor(min(cwnd, max_window)) / 2, ssthresh at least 2 (ns-2 `slowdown`), for
+    /// fast retransmit. ns-2 keeps cwnd's fraction here too (`precisionReduce_`); this rounds down as
+    /// aqmlab always has, so that results without ECN stay as they were. ECN reductions keep the
+    /// fraction ([`Self::on_ecn_echo`]).
     fn halve(&mut self, cfg: &TcpConfig) {
         let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
         self.ssthresh = half.max(2.0);
@@ -583,21 +700,51 @@ impl Endpoint {
         }
     }
 
+    /// ECN-Echo (ns-2 TcpAgent::ecn, used by both agents): at most once per window of data, or on the
+    /// first ECN-Echo after a timeout.
     fn on_ecn_echo(&mut self, ack: u64, cfg: &TcpConfig) {
         if ack > self.recover || self.last_action == CwndAction::Timeout {
             self.recover = self.snd_max;
             self.last_action = CwndAction::Ecn;
-            self.halve(cfg);
+            // `ecn_backoff_`: a second reduction of a window of one segment or less, with no ACK
+            // without ECN-Echo between them, doubles the retransmission timer.
+            if self.cwnd <= 1.0 {
+                if self.ecn_backoff {
+                    self.rtt.back_off();
+                } else {
+                    self.ecn_backoff = true;
+                }
+            } else {
+                self.ecn_backoff = false;
+            }
+            // slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF) with `precisionReduce_`: cwnd = windowd()/2
+            // unrounded and with no floor (31 -> 15.5, 1 -> 0.5: nothing is sent until the timer
+            // expires), ssthresh = int(windowd()/2) and at least 2; windowd() is the window the sender
+            // uses, min(cwnd + dupwnd, max_window).
+            let half = self.window(cfg) / 2.0;
+            self.ssthresh = half.floor().max(2.0);
+            self.cwnd = half;
+            self.cwr_pending = true;
             self.ecn_reductions += 1;
         }
     }
 
     fn on_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
         if self.state == State::Established && self.snd_una >= self.snd_max {
-            // Idle: only slow-start restart keeps the timer running with nothing outstanding.
+            // Idle: the timer runs with nothing outstanding for slow-start restart, or while an ECN
+            // reduction holds the window below one segment (ns-2 TcpAgent::timeout with
+            // `restart_bugfix_`: cwnd 1, ssthresh kept, no backoff, then send_much()).
+            let stalled = self.cwnd < 1.0;
             self.cwnd = 1.0;
             self.last_action = CwndAction::Timeout;
-            return self.restart_or_cancel_rto(cfg, io);
+            if self.ecn_ok {
+                self.cwr_pending = true; // every slowdown() sets `cong_action_`
+            }
+            self.restart_or_cancel_rto(cfg, io);
+            if stalled {
+                self.send_much(cfg, io);
+            }
+            return;
         }
         self.timeouts += 1;
         self.rtt.back_off();
@@ -614,12 +761,27 @@ impl Endpoint {
             State::Established => {}
         }
         self.recover = self.snd_max;
-        self.last_action = CwndAction::Timeout;
-        let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
-        self.ssthresh = half.max(2.0);
-        self.cwnd = 1.0;
+        if self.ecn_ok && self.last_action == CwndAction::Ecn {
+            // The last reduction was ECN's: ssthresh is not cut again, cwnd = 1. One-way
+            // (TcpAgent::timeout) then records a timeout, so only the first timer after an ECN reduction
+            // is spared; FullTcp (FullTcpAgent::timeout_action) keeps ECN as the last action, sparing
+            // every timeout until a fast retransmit or another ECN reduction.
+            self.cwnd = 1.0;
+            if cfg.recovery == Recovery::OneWay {
+                self.last_action = CwndAction::Timeout;
+            }
+        } else {
+            self.last_action = CwndAction::Timeout;
+            let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
+            self.ssthresh = half.max(2.0);
+            self.cwnd = 1.0;
+        }
+        if self.ecn_ok {
+            self.cwr_pending = true; // every slowdown() sets `cong_action_`
+        }
         self.dupwnd = 0.0;
         self.dupacks = 0;
+        self.fast_recovery = false;
         self.first_partial = false;
         self.timing = None;
         self.snd_nxt = self.snd_una; // go back N
@@ -627,11 +789,15 @@ impl Endpoint {
         self.send_much(cfg, io);
     }
 
-    fn take_rtt_sample(&mut self, ack: u64, now: Time) {
+    /// Takes an RTT sample when `ack` covers the timed segment; the sample ends the timer backoff
+    /// unless `hold_backoff`.
+    fn take_rtt_sample(&mut self, ack: u64, now: Time, hold_backoff: bool) {
         if let Some((end, sent)) = self.timing {
             if ack >= end {
                 self.rtt.sample(now - sent, now);
-                self.rtt.backoff = 1;
+                if !hold_backoff {
+                    self.rtt.backoff = 1;
+                }
                 self.timing = None;
             }
         }
@@ -644,10 +810,11 @@ impl Endpoint {
     }
 
     /// After an ACK: the timer runs while data is outstanding, and (slow-start restart) while this
-    /// side may still send, so that idleness is noticed.
+    /// side may still send, so that idleness is noticed, or while a window below one segment waits for
+    /// it (ns-2 TcpAgent::newtimer's `cwnd_ < 1`).
     fn restart_or_cancel_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
         let finished = self.closing && self.snd_una > self.app_end;
-        if self.snd_una < self.snd_max || (cfg.slow_start_restart && !finished) {
+        if self.snd_una < self.snd_max || ((cfg.slow_start_restart || self.cwnd < 1.0) && !finished) {
             self.arm_rto(io);
         } else {
             self.rto_timer.cancel();
@@ -873,6 +1040,301 @@ mod tests {
                 assert_eq!(p.ends[0].cwnd, cwnd, "an idle connection keeps its window");
             }
             assert_eq!(p.ends[0].stats().timeouts, 0);
+        }
+    }
+
+    const MSS: u64 = 1460;
+
+    /// Segment `i` of a transfer (numbered from 0) starts at this sequence number.
+    fn seg(i: u64) -> u64 {
+        1 + i * MSS
+    }
+
+    /// The segment a sequence number starts (or an ACK asks for).
+    fn seg_no(seq: u64) -> u64 {
+        (seq - 1) / MSS
+    }
+
+    fn segs(pkts: &[Packet]) -> Vec<u64> {
+        pkts.iter().filter(|p| p.payload > 0).map(|p| seg_no(p.seq)).collect()
+    }
+
+    /// A connection whose sender has just sent a window of `cwnd` segments (0 to cwnd − 1) of an
+    /// unlimited transfer, in congestion avoidance; every segment is ACKed at once, `max_window` 100.
+    fn sender_with_window(cfg: TcpConfig, cwnd: f64) -> (Pair, Vec<Packet>) {
+        let cfg = TcpConfig { delayed_ack: false, max_window: 100, mss: MSS as u32, ..cfg };
+        let mut p = Pair::new(cfg);
+        let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+        let syn_ack = p.deliver(1, &syn);
+        let ack = p.deliver(0, &syn_ack);
+        let _ = p.deliver(1, &ack);
+        p.ends[0].cwnd = cwnd;
+        p.ends[0].ssthresh = cwnd;
+        let data = p.call(0, |e, cfg, io| e.write(cfg, 10_000 * MSS, io));
+        assert_eq!(segs(&data), (0..cwnd as u64).collect::<Vec<_>>());
+        (p, data)
+    }
+
+    /// What the sender did on one ACK.
+    #[derive(Debug)]
+    struct Step {
+        /// The segment the ACK asks for next.
+        ack: u64,
+        cwnd: f64,
+        ssthresh: f64,
+        /// Segments sent in response, in order.
+        sent: Vec<u64>,
+    }
+
+    /// Carries `queue` to the receiver in order, losing the first transmission of each segment in
+    /// `lost`; each ACK reaches the sender at once and what it sends joins the end of the queue. Stops
+    /// after the first ACK for segment `until` or later.
+    fn run_fifo(p: &mut Pair, queue: Vec<Packet>, lost: &[u64], until: u64) -> Vec<Step> {
+        let mut queue: std::collections::VecDeque<Packet> = queue.into();
+        let mut to_lose: Vec<u64> = lost.to_vec();
+        let mut steps = Vec::new();
+        while let Some(pkt) = queue.pop_front() {
+            p.now += 1_000_000;
+            if let Some(i) = to_lose.iter().position(|&l| l == seg_no(pkt.seq)) {
+                to_lose.swap_remove(i);
+                continue;
+            }
+            for ack in p.deliver(1, &[pkt]) {
+                let sent = p.deliver(0, std::slice::from_ref(&ack));
+                let e = &p.ends[0];
+                steps.push(Step {
+                    ack: seg_no(ack.ack),
+                    cwnd: e.cwnd,
+                    ssthresh: e.ssthresh,
+                    sent: segs(&sent),
+                });
+                queue.extend(sent);
+                if seg_no(ack.ack) >= until {
+                    return steps;
+                }
+            }
+        }
+        steps
+    }
+
+    /// Runs the sender's timer events up to its retransmission deadline and returns what the expiry
+    /// sent.
+    fn fire_rto(p: &mut Pair) -> Vec<Packet> {
+        let deadline = p.ends[0].rto_timer.deadline().expect("the retransmission timer runs");
+        let mut sent = Vec::new();
+        while p.ends[0].rto_timer.deadline() == Some(deadline) {
+            let i = (0..p.timers.len())
+                .filter(|&i| p.timers[i].0 == TimerKind::Retransmit)
+                .min_by_key(|&i| p.timers[i].1)
+                .expect("an event for the timer");
+            let (_, at) = p.timers.swap_remove(i);
+            p.now = p.now.max(at);
+            sent = p.call(0, |e, cfg, io| e.on_timer(cfg, TimerKind::Retransmit, io));
+        }
+        assert_eq!(p.now, deadline);
+        sent
+    }
+
+    /// ns-2 `ecnto.tcl`: after an ECN reduction from 20 to 10 the whole window is lost. The first
+    /// timeout keeps ssthresh 10 in both ns-2 agents (aqmlab used to cut it to 5); the one-way agent
+    /// cuts it at the second timeout (to 2, from cwnd 1), FullTcp at none while ECN was its last action.
+    #[test]
+    fn timeouts_after_an_ecn_reduction_keep_ssthresh_as_ns2_does() {
+        for recovery in [Recovery::OneWay, Recovery::FullTcp] {
+            let (mut p, data) =
+                sender_with_window(TcpConfig { ecn: true, recovery, ..TcpConfig::default() }, 20.0);
+            assert!(p.ends[0].ecn_ok);
+            // Segment 0 arrives marked; its ACK carries ECN-Echo. The other 19 are lost.
+            let marked = Packet { ecn: Ecn::Ce, ..data[0].clone() };
+            let ack = p.deliver(1, &[marked]);
+            assert!(ack[0].has(flags::ECE));
+            let sent = p.deliver(0, &ack);
+            assert!(sent.is_empty(), "19 segments outstanding, window 10");
+            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (10.0, 10.0), "{recovery:?}");
+            assert_eq!(p.ends[0].stats().ecn_reductions, 1);
+
+            let rtx = fire_rto(&mut p);
+            assert_eq!(segs(&rtx), vec![1], "go back N with cwnd 1");
+            assert!(rtx[0].has(flags::CWR), "CWR rides on the retransmission (SetCWRonRetransmit_)");
+            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (1.0, 10.0), "{recovery:?}: first timeout");
+
+            let rtx = fire_rto(&mut p);
+            assert_eq!(segs(&rtx), vec![1]);
+            assert!(rtx[0].has(flags::CWR), "every timeout's slowdown() sets cong_action_");
+            let second = if recovery == Recovery::OneWay { 2.0 } else { 10.0 };
+            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (1.0, second), "{recovery:?}: second timeout");
+
+            let _ = fire_rto(&mut p);
+            assert_eq!(p.ends[0].ssthresh, second, "{recovery:?}: third timeout");
+            assert_eq!(p.ends[0].stats().timeouts, 3);
+        }
+        // Without ECN the first timeout halves as before: floor(20 / 2) = 10 from a full window of 20.
+        let (mut p, _) = sender_with_window(TcpConfig::default(), 20.0);
+        let rtx = fire_rto(&mut p);
+        assert!(!rtx[0].has(flags::CWR));
+        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (1.0, 10.0));
+    }
+
+    /// TcpAgent::ecn with `precisionReduce_`: cwnd is halved without rounding (31 → 15.5, ssthresh 15);
+    /// a window of one segment becomes half a segment (ssthresh 2), so nothing is sent until the timer
+    /// expires; a second such reduction with no ACK without ECN-Echo between doubles the timer
+    /// (`ecn_backoff_`).
+    #[test]
+    fn ecn_halves_cwnd_without_rounding_and_half_a_segment_waits_for_the_timer() {
+        let cfg = TcpConfig { ecn: true, ..TcpConfig::default() };
+        let (mut p, data) = sender_with_window(cfg.clone(), 31.0);
+        let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..data[0].clone() }]);
+        let _ = p.deliver(0, &ack);
+        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (15.5, 15.0));
+
+        let (mut p, data) = sender_with_window(TcpConfig { slow_start_restart: false, ..cfg }, 1.0);
+        let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..data[0].clone() }]);
+        let sent = p.deliver(0, &ack);
+        let rto = p.ends[0].rtt.timeout();
+        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (0.5, 2.0));
+        assert!(sent.is_empty(), "window int(0.5) = 0 with data waiting");
+        assert!(p.ends[0].ecn_backoff);
+        // Nothing is outstanding, and the timer still runs (TcpAgent::newtimer's `cwnd_ < 1`).
+        assert_eq!(p.ends[0].rto_timer.deadline(), Some(p.now + rto));
+        let sent = fire_rto(&mut p);
+        assert_eq!(segs(&sent), vec![1], "cwnd 1 again: the next segment, carrying CWR");
+        assert!(sent[0].has(flags::CWR));
+        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh, p.ends[0].stats().timeouts), (1.0, 2.0, 0));
+        // Marked again: the first ECN-Echo after a timeout reduces at once, and doubles the timer.
+        let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..sent[0].clone() }]);
+        let sent = p.deliver(0, &ack);
+        assert!(sent.is_empty());
+        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh, p.ends[0].rtt.backoff), (0.5, 2.0, 2));
+        assert_eq!(p.ends[0].stats().ecn_reductions, 2);
+        assert_eq!(p.ends[0].rto_timer.deadline(), Some(p.now + 2 * rto), "no sample ends this backoff");
+        // An ACK without ECN-Echo ends the ECN backoff.
+        let sent = fire_rto(&mut p);
+        let ack = p.deliver(1, &sent);
+        assert!(!ack[0].has(flags::ECE), "the CWR on segment 2 stopped the echo");
+        let _ = p.deliver(0, &ack);
+        assert!(!p.ends[0].ecn_backoff);
+        assert_eq!(p.ends[0].rtt.backoff, 1);
+    }
+
+    /// FullTcp sees ECN-Echo soon before three duplicate ACKs: dupack_action halves cwnd again
+    /// (slowdown(CLOSE_CWND_HALF): 10 → 5, ssthresh 10) and retransmits with no inflation; the next
+    /// partial ACK sets cwnd to ssthresh. The one-way agent retransmits without halving and inflates.
+    #[test]
+    fn full_tcp_halves_again_on_duplicate_acks_after_an_ecn_reduction() {
+        for recovery in [Recovery::OneWay, Recovery::FullTcp] {
+            let (mut p, data) =
+                sender_with_window(TcpConfig { ecn: true, recovery, ..TcpConfig::default() }, 20.0);
+            let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..data[0].clone() }]);
+            let _ = p.deliver(0, &ack);
+            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (10.0, 10.0));
+            // Segment 1 is lost; 2, 3 and 4 bring three duplicate ACKs (still echoing ECN).
+            let dupacks = p.deliver(1, &data[2..5]);
+            assert!(dupacks.iter().all(|a| a.ack == seg(1) && a.has(flags::ECE)));
+            let sent = p.deliver(0, &dupacks);
+            assert_eq!(segs(&sent), vec![1]);
+            assert!(sent[0].has(flags::CWR));
+            let e = &p.ends[0];
+            match recovery {
+                Recovery::FullTcp => assert_eq!((e.cwnd, e.dupwnd, e.ssthresh), (5.0, 0.0, 10.0)),
+                Recovery::OneWay => assert_eq!((e.cwnd, e.dupwnd, e.ssthresh), (10.0, 3.0, 10.0)),
+            }
+            assert_eq!(e.stats().ecn_reductions, 1, "ECN-Echo on duplicate ACKs changes nothing more");
+            // The retransmission fills the hole up to segment 5: a partial ACK.
+            let ack = p.deliver(1, &sent);
+            assert_eq!(ack[0].ack, seg(5));
+            let sent = p.deliver(0, &ack);
+            assert_eq!(segs(&sent)[0], 5, "the next hole");
+            if recovery == Recovery::FullTcp {
+                assert_eq!(p.ends[0].cwnd, 10.0, "NewRenoFullTcpAgent::pack_action: cwnd = ssthresh");
+            }
+        }
+    }
+
+    /// Three losses (segments 0, 10, 20) in a window of 30. Both agents halve to ssthresh 15 and send
+    /// one new segment per duplicate ACK once the inflated window passes the 30 outstanding (duplicate
+    /// ACKs 16 to 27: segments 30 to 41).
+    /// FullTcp: each partial ACK retransmits the next hole and sets cwnd to ssthresh, 15, below the 32
+    /// and 22 segments outstanding, so nothing else goes until the ACK that ends recovery (for segment
+    /// 42, with nothing outstanding): cwnd 15 + 1/15 sends 15 segments at once.
+    /// One-way: partial ACKs deflate the inflated window by the data acked less one, which keeps one new
+    /// segment going per ACK; no ACK releases more than 2 segments.
+    #[test]
+    fn full_tcp_recovery_sets_cwnd_to_ssthresh_and_bursts_when_it_ends() {
+        let cfg = TcpConfig { limited_transmit: false, ..TcpConfig::default() };
+        let (mut p, data) =
+            sender_with_window(TcpConfig { recovery: Recovery::FullTcp, ..cfg.clone() }, 30.0);
+        let steps = run_fifo(&mut p, data, &[0, 10, 20], 42);
+        assert_eq!(steps.len(), 27 + 12 + 3, "27 + 12 duplicate ACKs, 2 partial ACKs, 1 full ACK");
+        assert!(steps[..2].iter().all(|s| s.sent.is_empty()));
+        assert_eq!((steps[2].sent.clone(), steps[2].cwnd, steps[2].ssthresh), (vec![0], 15.0, 15.0));
+        assert!(steps[3..15].iter().all(|s| s.sent.is_empty()));
+        assert_eq!(
+            steps[15..27].iter().map(|s| s.sent.clone()).collect::<Vec<_>>(),
+            (30..42).map(|i| vec![i]).collect::<Vec<_>>()
+        );
+        // Partial ACK for 10: the retransmission only, cwnd = ssthresh.
+        assert_eq!((steps[27].ack, steps[27].sent.clone(), steps[27].cwnd), (10, vec![10], 15.0));
+        assert_eq!(p.ends[0].recover, seg(42), "recover moved to the highest sequence sent");
+        // Segments 30..41 bring 12 duplicate ACKs: the window grows to 27, below the 32 outstanding.
+        assert!(steps[28..40].iter().all(|s| s.ack == 10 && s.sent.is_empty()));
+        assert_eq!((steps[40].ack, steps[40].sent.clone(), steps[40].cwnd), (20, vec![20], 15.0));
+        // Recovery ends: cwnd = ssthresh, +1/15, and 15 segments leave together.
+        let last = &steps[41];
+        assert_eq!(last.ack, 42);
+        assert!((last.cwnd - (15.0 + 1.0 / 15.0)).abs() < 1e-12);
+        assert_eq!(last.sent, (42..57).collect::<Vec<_>>());
+
+        let (mut p, data) = sender_with_window(cfg, 30.0);
+        let steps = run_fifo(&mut p, data, &[0, 10, 20], 55);
+        assert_eq!((steps[2].sent.clone(), steps[2].cwnd, steps[2].ssthresh), (vec![0], 15.0, 15.0));
+        // Partial ACK for 10: dupwnd 27 − (10 − 1) = 18, window 33 over 32 outstanding: one new segment.
+        assert_eq!((steps[27].ack, steps[27].sent.clone(), steps[27].cwnd), (10, vec![10, 42], 15.0));
+        assert_eq!(steps[40].ack, 20);
+        assert_eq!(steps[40].sent, vec![20, 55]);
+        let last = steps.last().unwrap();
+        assert_eq!((last.ack, last.sent.clone()), (55, vec![69]));
+        assert_eq!(steps.iter().map(|s| s.sent.len()).max(), Some(2));
+    }
+
+    /// Losses of the first four segments and the last one of a window of `w` (FullTcp; ssthresh
+    /// h = w/2). The w − 5 duplicate ACKs send new segments w to e − 1, e = w + (w − 5 − h), once the
+    /// inflated window passes w. Partial ACKs for 1, 2 and 3 send only the retransmission; the one for
+    /// w − 1 leaves e − (w − 1) = h − 4 segments outstanding under cwnd h, room for 4, but
+    /// `recov_maxburst_` lets 2 go. The ACK that ends recovery finds 2 outstanding and sends
+    /// int(h + 1/h) − 2. For w = 60 this is ns-2's own trace: `rec.tcl full "60 61 62 63 119"`
+    /// (packets 58-61 and 117 lost) sends R117, 143, 144 at one instant and 28 segments at the next.
+    #[test]
+    fn full_tcp_recovery_sends_at_most_two_segments_per_ack_until_it_ends() {
+        let cfg = TcpConfig { limited_transmit: false, recovery: Recovery::FullTcp, ..TcpConfig::default() };
+        for (w, new, exit_burst) in [(30, 40..42, 42..55), (60, 85..87, 87..115)] {
+            let h = w / 2;
+            let (mut p, data) = sender_with_window(cfg.clone(), w as f64);
+            let recovery_end = new.start;
+            let steps = run_fifo(&mut p, data, &[0, 1, 2, 3, w - 1], recovery_end);
+            // w − 5 duplicate ACKs: the retransmission of 0 on the third, new segments on the last w − 5 − h.
+            let on_dupacks = [vec![0], (w..recovery_end).collect()].concat();
+            assert_eq!(
+                steps[..w as usize - 5].iter().flat_map(|s| s.sent.clone()).collect::<Vec<_>>(),
+                on_dupacks
+            );
+            assert_eq!(recovery_end - w, w - 5 - h);
+            let partial: Vec<(u64, Vec<u64>)> = steps[w as usize - 5..]
+                .iter()
+                .filter(|s| !s.sent.is_empty() && s.sent[0] < w)
+                .map(|s| (s.ack, s.sent.clone()))
+                .collect();
+            let late = [vec![w - 1], new.clone().collect()].concat();
+            assert_eq!(partial, vec![(1, vec![1]), (2, vec![2]), (3, vec![3]), (w - 1, late)], "w = {w}");
+            assert!(steps[2..steps.len() - 1].iter().all(|s| s.cwnd == h as f64 && s.ssthresh == h as f64));
+            // From the first partial ACK to the end of recovery: at most 2 new segments per ACK.
+            let first_partial = w as usize - 5;
+            let most_new = steps[first_partial..steps.len() - 1]
+                .iter()
+                .map(|s| s.sent.iter().filter(|&&i| i >= w).count())
+                .max();
+            assert_eq!(most_new, Some(2));
+            let last = steps.last().unwrap();
+            assert_eq!((last.ack, last.sent.clone()), (recovery_end, exit_burst.collect::<Vec<_>>()));
         }
     }
 }

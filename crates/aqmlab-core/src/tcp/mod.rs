@@ -12,8 +12,15 @@
 //! duplicate ACKs. The retransmission timer is RFC 6298 with ns-2's tick quantisation ([`rtt`]).
 //! Receivers delay ACKs (every `ack_every`-th in-order segment or after `delack_timeout`) and ACK
 //! out-of-order data at once. ECN follows RFC 3168 with ns-2's choices: data segments (retransmissions
-//! included) are ECT(0), SYN/SYN-ACK/pure ACKs are not; ECE is echoed until CWR; the sender halves at
-//! most once per window and does not open cwnd on ACKs carrying ECE.
+//! included) are ECT(0), SYN/SYN-ACK/pure ACKs are not; ECE is echoed until CWR, which the sender puts
+//! on the first data segment (a retransmission included) after any window reduction; the sender halves
+//! at most once per window, keeping cwnd's fraction (31 -> 15.5; 1 -> 0.5, which sends nothing until
+//! the retransmission timer expires, and a second such reduction doubles the timer), does not open cwnd
+//! on ACKs carrying ECE, and does not cut ssthresh at a timeout that follows an ECN reduction (the first
+//! one only, as the one-way agent; every one with `recovery = full_tcp`, as FullTcp).
+//!
+//! [`Recovery::FullTcp`] switches fast recovery (and the ECN reaction around it) to ns-2's
+//! `Agent/TCP/FullTcp/Newreno`, the agent of ns-2's PackMime-HTTP.
 
 pub mod endpoint;
 pub mod rtt;
@@ -67,6 +74,40 @@ pub struct TcpConfig {
     /// and when it expires with nothing outstanding the window restarts from one segment (ssthresh
     /// kept, no backoff, not counted as a timeout).
     pub slow_start_restart: bool,
+    /// Which ns-2 agent's fast recovery (and, with ECN, reaction to ECN-Echo and timeouts) to follow.
+    pub recovery: Recovery,
+}
+
+/// The loss-recovery variant of a flow group (`recovery = "one_way" | "full_tcp"` in `[tcp]`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", try_from = "String")]
+pub enum Recovery {
+    /// ns-2's one-way `Agent/TCP/Newreno`: partial ACKs deflate the window by the data they acknowledge
+    /// and recovery ends without a window change.
+    #[default]
+    OneWay,
+    /// ns-2's `Agent/TCP/FullTcp/Newreno` (`NewRenoFullTcpAgent`, what PackMime-HTTP uses): a partial ACK
+    /// retransmits the next hole, moves `recover` forward, sets cwnd to ssthresh and limits sending to
+    /// 2 segments per ACK (`recov_maxburst_`) until recovery ends; the ACK that ends it sets cwnd to
+    /// ssthresh when the inflated window is larger and sends without that limit, so that after two or
+    /// more losses in a window about ssthresh segments leave at once. With ECN: ECN-Echo counts only
+    /// on ACKs that acknowledge new data, after the ACK is processed; three duplicate ACKs soon after an
+    /// ECN reduction halve cwnd again; no timeout halves ssthresh while the last reduction was ECN's.
+    FullTcp,
+}
+
+/// Read through a string, so that a value of the wrong type is reported as "expected a string" (a
+/// bare enum would say "unit variant").
+impl TryFrom<String> for Recovery {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "one_way" => Ok(Recovery::OneWay),
+            "full_tcp" => Ok(Recovery::FullTcp),
+            _ => Err(format!("unknown variant `{s}`, expected `one_way` or `full_tcp`")),
+        }
+    }
 }
 
 impl Default for TcpConfig {
@@ -88,6 +129,7 @@ impl Default for TcpConfig {
             max_burst: 0,
             nagle: false,
             slow_start_restart: true,
+            recovery: Recovery::OneWay,
         }
     }
 }

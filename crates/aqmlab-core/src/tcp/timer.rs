@@ -44,6 +44,11 @@ impl LazyTimer {
         self.deadline != NEVER
     }
 
+    #[cfg(test)]
+    pub fn deadline(&self) -> Option<Time> {
+        self.is_armed().then_some(self.deadline)
+    }
+
     /// Handles this timer's event firing at `now`. Returns `Fire` when the deadline has come,
     /// `Reschedule(t)` when an event must be scheduled for a later deadline, `Ignore` otherwise.
     pub fn on_event(&mut self, now: Time) -> TimerOutcome {
