@@ -270,7 +270,11 @@ def main() -> None:
     cache = run_all(cells, seeds, a.pairs, settings, a.jobs)
     a.out.write_text(report(cells, seeds, a.pairs, settings, cache, a.tag) + "\n")
     print(a.out)
-    if settings == {**weigle2005.READING, "e2e_rate": cal["e2e_rate"], "cross_rate": cal["cross_rate"]}:
+    if a.cells == "default" and settings == {
+        **weigle2005.READING,
+        "e2e_rate": cal["e2e_rate"],
+        "cross_rate": cal["cross_rate"],
+    }:
         write_study_data(cells, seeds, a.pairs, settings, cache)
 
 

@@ -65,6 +65,11 @@ def variants(jobs: int) -> list[tuple[str, dict, bool]]:
         ),
         ("ARED without the gentle region", {**study, "ared_gentle": False}, False),
         (
+            "every router queue runs the AQM in the all-AQM rows (not only the congested links')",
+            {**study, "aqm_routers": "all"},
+            False,
+        ),
+        (
             "HTTP connections recover as ns-2's one-way agent (not FullTcp's burst at the end of recovery)",
             {**study, "http_recovery": "one_way"},
             False,

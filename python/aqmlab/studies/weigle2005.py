@@ -374,8 +374,17 @@ STUDY = Study(
     figures=figures,
     calibrate=calibrate,
     notes=[
-        "Interior cross-traffic clouds are one PackMime generator per congested link (servers upstream, "
-        "clients downstream): our reading of the paper's figure, which is not in the text extraction.",
+        "The interior clouds 2..7 are read as two PackMime cross-traffic clouds per congested link, one each "
+        "way (the paper's figure is not in the text extraction; with one forward cloud per link the total "
+        "forward load is 91 % and the losses a fifth of the paper's — validation/results/"
+        "weigle2005_sensitivity.md compares the readings in aqmlab and ns-2).",
+        "HTTP connections behave as ns-2's FullTcp/Newreno (PackMime's agent): Nagle, an ACK per segment, "
+        "FullTcp's fast recovery, no Limited Transmit; long-lived flows as the one-way Agent/TCP/Newreno "
+        "with a DelAck sink. ECN responses as ns-2.35's.",
+        "ns-2 columns: the ns-2.35 twin of this scenario (validation/ns2/weigle2005.tcl) with the same "
+        "rates, run by validation/compare_weigle2005.py; its run length is given under each table.",
+        "Findings are effects paired by seed (the configurations share their traffic draws) with their 95 % "
+        "intervals; an interval that includes zero, or a single seed, reproduces nothing.",
         "Long-lived loss is the loss rate of the long-lived class (data and ACKs, every queue); HTTP loss "
         "that of the forward end-to-end HTTP class.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",

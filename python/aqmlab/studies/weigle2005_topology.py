@@ -65,6 +65,7 @@ def scenario(
     http_recovery: str = "full_tcp",
     mean_pktsize: int | None = None,
     ared_gentle: bool = True,
+    aqm_routers: str = "congested",
     name: str = "weigle2005",
 ) -> dict:
     """The scenario for one row of Table I. `combo` holds "DT" or "AQM" for each congested link in use
@@ -76,7 +77,11 @@ def scenario(
     fast recovery ("full_tcp": ns-2 FullTcp NewReno's, as PackMime's agents, with no Limited Transmit;
     "one_way": aqmlab's default, ns-2's one-way agent's). `mean_pktsize` sets
     the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM), and
-    `ared_gentle` ARED's gentle region — both for sensitivity runs."""
+    `ared_gentle` ARED's gentle region — both for sensitivity runs. `aqm_routers` = "all" reads "all
+    routers the AQM" literally: in the rows with an AQM on every congested link, every router-to-router
+    queue runs it ("congested": only the congested links' queues)."""
+    if aqm_routers not in ("congested", "all"):
+        raise ValueError(f"aqm_routers must be 'congested' or 'all', found {aqm_routers!r}")
     if cross not in ("fwd", "both"):
         raise ValueError(f"cross must be 'fwd' or 'both', found {cross!r}")
     if any(c not in ("DT", "AQM") for c in combo) or len(combo) > 3:
@@ -92,6 +97,8 @@ def scenario(
         aqm_queue["gentle"] = False
     for (a, b), kind in zip(CONGESTED, combo, strict=False):
         queues[(a, b)] = aqm_queue if kind == "AQM" else DROPTAIL
+    if aqm_routers == "all" and combo and "DT" not in combo:
+        queues = dict.fromkeys(queues, aqm_queue)
     for (a, b), q in queues.items():
         links.append(_link(a, b, router_rate, q))
     boxes: dict[str, dict[str, list[str]]] = {r: {"client": [], "server": []} for r in ROUTERS}

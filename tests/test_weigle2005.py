@@ -1,0 +1,82 @@
+"""Study W's scenario builder: the readings it offers are built as documented and accepted by the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab import api
+from aqmlab.studies.weigle2005_topology import AQM_QUEUES, DROPTAIL, scenario
+
+
+def _attached(sc: dict, host: str) -> str:
+    """The router a host hangs off."""
+    (link,) = [x for x in sc["links"] if x["a"] == host]
+    return link["b"]
+
+
+def test_cross_both_puts_a_second_cloud_the_other_way_on_each_congested_link():
+    sc = scenario(("DT", "DT"), None, cross="both")
+    names = [h["name"] for h in sc["http"]]
+    assert names == ["http_fwd", "http_rev", "cross1", "cross1r", "cross2", "cross2r"]
+    clouds = {h["name"]: h for h in sc["http"]}
+    for k, (up, down) in ((1, ("R1", "R2")), (2, ("R3", "R4"))):
+        forward, reverse = clouds[f"cross{k}"], clouds[f"cross{k}r"]
+        assert {_attached(sc, s) for s in forward["servers"]} == {up}
+        assert {_attached(sc, c) for c in forward["clients"]} == {down}
+        assert {_attached(sc, s) for s in reverse["servers"]} == {down}
+        assert {_attached(sc, c) for c in reverse["clients"]} == {up}
+        assert forward["class"] == reverse["class"] == "cross"
+    # one cloud per link with the forward reading
+    assert [h["name"] for h in scenario(("DT", "DT"), None, cross="fwd")["http"]][2:] == ["cross1", "cross2"]
+
+
+def test_every_router_with_hosts_of_both_sides_has_two_delayboxes():
+    sc = scenario(("DT",), None, cross="both")
+    boxes = {}
+    for d in sc["delaybox"]:
+        boxes.setdefault(d["node"], []).append(d["delay"]["side"])
+    # R0 and R7 serve long-lived and HTTP hosts of both sides; R1 and R2 a server and a client cloud each
+    assert {r: sorted(s) for r, s in boxes.items()} == {
+        r: ["client", "server"] for r in ("R0", "R1", "R2", "R7")
+    }
+
+
+def test_http_connections_behave_as_ns2_fulltcp_and_long_lived_ones_as_one_way_agents():
+    sc = scenario(("AQM",), "PI")
+    for h in sc["http"]:
+        assert h["tcp"] == {"ack_every": 1, "recovery": "full_tcp", "limited_transmit": False}
+    assert all("tcp" not in f for f in sc["flows"])  # the shared [tcp]: aqmlab's one-way defaults
+    one_way = scenario(("AQM",), "PI", http_recovery="one_way", http_ack_every=2)
+    assert one_way["http"][0]["tcp"] == {"ack_every": 2, "recovery": "one_way"}
+
+
+def test_aqm_on_all_routers_only_in_rows_without_drop_tail():
+    def queues(sc):
+        return {(x["a"], x["b"]): x["queue_ab"] for x in sc["links"] if x["a"].startswith("R")}
+
+    everywhere = queues(scenario(("AQM", "AQM"), "REM", aqm_routers="all"))
+    assert len(everywhere) == 7 and all(q == AQM_QUEUES["REM"] for q in everywhere.values())
+    mixed = queues(scenario(("AQM", "DT"), "REM", aqm_routers="all"))
+    assert mixed[("R1", "R2")] == AQM_QUEUES["REM"]
+    assert all(q == DROPTAIL for k, q in mixed.items() if k != ("R1", "R2"))
+
+
+def test_sensitivity_knobs_reach_the_aqm():
+    sc = scenario(("AQM",), "ARED", mean_pktsize=615, ared_gentle=False)
+    (q,) = [x["queue_ab"] for x in sc["links"] if (x["a"], x["b"]) == ("R1", "R2")]
+    assert q["mean_pktsize"] == 615 and q["gentle"] is False and q["adaptive"] is True
+    assert "mean_pktsize" not in AQM_QUEUES["ARED"]  # the shared table is not modified
+
+
+@pytest.mark.parametrize("combo,aqm", [(("AQM", "DT", "AQM"), "ARED"), (("DT",), None), ((), None)])
+def test_the_engine_accepts_every_reading(combo, aqm):
+    model = api.validate(scenario(combo, aqm, cross="both", aqm_routers="all", mean_pktsize=615))
+    assert {"http_fwd", "http_rev", "ll_fwd", "ll_rev"} <= set(model["classes"])
+    assert ("cross" in model["classes"]) == bool(combo)
+
+
+def test_bad_readings_are_refused():
+    with pytest.raises(ValueError, match="cross must be"):
+        scenario(("DT",), None, cross="sideways")
+    with pytest.raises(ValueError, match="aqm_routers must be"):
+        scenario(("DT",), None, aqm_routers="some")
