@@ -90,12 +90,7 @@ if {$cfg(outfile) eq ""} {
 global defaultRNG
 ns-random $seed
 $defaultRNG seed $seed
-proc new_stream {} {
-    global seed
-    set r [new RNG]
-    for {set k 0} {$k < $seed} {incr k} { $r next-substream }
-    return $r
-}
+source [file join [file dirname [info script]] common.tcl]
 
 # ---------------------------------------------------------------- TCP (FullTcp/Newreno via PackMime)
 Agent/TCP/FullTcp set segsize_ $cfg(segsize)
@@ -200,16 +195,6 @@ proc snapshot {tag} {
     }
 }
 
-proc quantile {sorted q} {
-    set n [llength $sorted]
-    if {$n == 0} { return -1 }
-    set h [expr {($n - 1) * $q}]
-    set lo [expr {int(floor($h))}]
-    set hi [expr {$lo + 1 < $n ? $lo + 1 : $lo}]
-    set a [lindex $sorted $lo]
-    set b [lindex $sorted $hi]
-    return [expr {$a + ($h - $lo) * ($b - $a)}]
-}
 
 proc finish {} {
     global ns pm cfg snap duration warm rate seed max_fid wall_t0 R0 R1

@@ -67,12 +67,7 @@ if {![info exists qtypes($qkind)]} { puts stderr "queue must be one of: dt red p
 global defaultRNG
 ns-random $seed
 $defaultRNG seed $seed
-proc new_stream {} {
-    global seed
-    set r [new RNG]
-    for {set k 0} {$k < $seed} {incr k} { $r next-substream }
-    return $r
-}
+source [file join [file dirname [info script]] common.tcl]
 set rng_start [new_stream]
 set rng_iat [new_stream]
 set rng_size [new_stream]

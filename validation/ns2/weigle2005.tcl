@@ -64,12 +64,7 @@ set warm $cfg(warm)
 global defaultRNG
 ns-random $seed
 $defaultRNG seed $seed
-proc new_stream {} {
-    global seed
-    set r [new RNG]
-    for {set k 0} {$k < $seed} {incr k} { $r next-substream }
-    return $r
-}
+source [file join [file dirname [info script]] common.tcl]
 
 # ---------------------------------------------------------------- TCP
 # Every agent: ECN, window 30. HTTP: PackMime's Agent/TCP/FullTcp/Newreno, 1460-byte segments.
@@ -343,16 +338,6 @@ proc check_stop {} {
     $ns at [expr {[$ns now] + 0.5}] check_stop
 }
 
-proc quantile {sorted q} {
-    set n [llength $sorted]
-    if {$n == 0} { return -1 }
-    set h [expr {($n - 1) * $q}]
-    set lo [expr {int(floor($h))}]
-    set hi [expr {$lo + 1 < $n ? $lo + 1 : $lo}]
-    set a [lindex $sorted $lo]
-    set b [lindex $sorted $hi]
-    return [expr {$a + ($h - $lo) * ($b - $a)}]
-}
 proc jnum {x} { return [format %.6g $x] }
 
 proc finish {} {

@@ -133,30 +133,18 @@ def scenario(
         {"name": "http_fwd", "clients": fwd_clients, "servers": fwd_servers, "rate": e2e_rate},
         {"name": "http_rev", "clients": rev_clients, "servers": rev_servers, "rate": e2e_rate},
     ]
-    for k, (a, b) in enumerate(CONGESTED[: len(combo)], start=1):
-        servers = hosts(f"cross{k}s", a, "4Mbps", "server")
-        clients = hosts(f"cross{k}c", b, "4Mbps", "client")
+
+    def cross_cloud(name: str, server_router: str, client_router: str) -> None:
+        servers = hosts(f"{name}s", server_router, "4Mbps", "server")
+        clients = hosts(f"{name}c", client_router, "4Mbps", "client")
         http.append(
-            {
-                "name": f"cross{k}",
-                "clients": clients,
-                "servers": servers,
-                "rate": cross_rate,
-                "class": "cross",
-            }
+            {"name": name, "clients": clients, "servers": servers, "rate": cross_rate, "class": "cross"}
         )
+
+    for k, (a, b) in enumerate(CONGESTED[: len(combo)], start=1):
+        cross_cloud(f"cross{k}", a, b)
         if cross == "both":
-            servers = hosts(f"cross{k}rs", b, "4Mbps", "server")
-            clients = hosts(f"cross{k}rc", a, "4Mbps", "client")
-            http.append(
-                {
-                    "name": f"cross{k}r",
-                    "clients": clients,
-                    "servers": servers,
-                    "rate": cross_rate,
-                    "class": "cross",
-                }
-            )
+            cross_cloud(f"cross{k}r", b, a)
     http_tcp: dict[str, object] = {"ack_every": http_ack_every, "recovery": http_recovery}
     if http_recovery == "full_tcp":
         http_tcp["limited_transmit"] = False
