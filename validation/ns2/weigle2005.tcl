@@ -322,9 +322,42 @@ proc class_counts {} {
     }
     return [array get out]
 }
+# CE-marked departures per node pair on every router link: a QueueMonitor's pmarks_ counts CE packets at
+# departure, upstream marks included, so the marks a queue made are its CE departures less those of the
+# same node pairs on the router link before it (each pair's packets all follow one path).
+proc ce_departures {} {
+    global fm R
+    set out {}
+    for {set i 0} {$i < 8} {incr i} {
+        foreach j [list [expr {$i - 1}] [expr {$i + 1}]] {
+            if {$j < 0 || $j > 7} { continue }
+            set key "[$R($i) id]->[$R($j) id]"
+            foreach f [$fm($key) flows] { lappend out "$key,[$f set src_],[$f set dst_]" [$f set pmarks_] }
+        }
+    }
+    return $out
+}
+proc marks_made {i j} {
+    global snap R
+    array set c0 $snap(warm,ce)
+    array set c1 $snap(end,ce)
+    set key "[$R($i) id]->[$R($j) id]"
+    set k [expr {2 * $i - $j}]
+    set up [expr {$k >= 0 && $k <= 7 ? "[$R($k) id]->[$R($i) id]" : ""}]
+    set made 0
+    foreach idx [array names c1 "$key,*"] {
+        set made [expr {$made + $c1($idx) - ([info exists c0($idx)] ? $c0($idx) : 0)}]
+        set pair [join [lrange [split $idx ,] 1 2] ,]
+        if {$up ne "" && [info exists c1($up,$pair)]} {
+            set before [expr {[info exists c0($up,$pair)] ? $c0($up,$pair) : 0}]
+            set made [expr {$made - ($c1($up,$pair) - $before)}]
+        }
+    }
+    return $made
+}
 proc snapshot {tag} {
     global snap llsinks pm_fwd
-    array set snap [list $tag,counts [class_counts]]
+    array set snap [list $tag,counts [class_counts] $tag,ce [ce_departures]]
     set b 0
     foreach s $llsinks { set b [expr {$b + [$s set bytes_]}] }
     set snap($tag,llbytes) $b
@@ -383,7 +416,8 @@ proc finish {} {
             }
         }
         set qmean [expr {[info exists qsum($key)] && $nsamples > 0 ? $qsum($key) / $nsamples : -1}]
-        lappend links "\"$name\": {\"drops\": $dr, \"marks\": $mk, \"arrivals\": $ar, \"q_mean_pkts\": [jnum $qmean], \"load_mbps\": {[join $load {, }]}}"
+        regexp {R(\d)->R(\d)} $name -> i j
+        lappend links "\"$name\": {\"drops\": $dr, \"marks\": [marks_made $i $j], \"ce_departures\": $mk, \"arrivals\": $ar, \"q_mean_pkts\": [jnum $qmean], \"load_mbps\": {[join $load {, }]}}"
     }
     # long-lived goodput: in-order payload at the forward sinks (bytes_ counts 1500-byte packets)
     set goodput [expr {($snap(end,llbytes) - $snap(warm,llbytes)) * 1460.0 / 1500.0 * 8 / $win / 1e3}]
