@@ -238,7 +238,7 @@ def _effect(df, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], 
 
 def _shows(m: float, h: float) -> bool:
     """The effect is positive and its 95% interval over seeds excludes zero."""
-    return m > 0 and h == h and m - h > 0
+    return h == h and m - h > 0
 
 
 def _fmt_effect(m: float, h: float, unit: str, digits: int = 0) -> str:
@@ -247,7 +247,7 @@ def _fmt_effect(m: float, h: float, unit: str, digits: int = 0) -> str:
 
 def findings(outcomes: list[RunOutcome]) -> list[Finding]:
     """The paper's five findings, each as an effect paired by seed with its 95% interval: a finding is
-    reproduced only where the interval excludes no effect, never on a bare difference of two means."""
+    reproduced only where the interval excludes zero, never on a bare difference of two means."""
     df = summarize(outcomes)
     res = []
     aqm_rows = [c for c in TABLE_ROWS if "AQM" in c]
@@ -389,5 +389,6 @@ STUDY = Study(
         "that of the forward end-to-end HTTP class.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
-    full_runtime="about 2 minutes of wall time per configuration and seed (37 configurations)",
+    full_runtime="628 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
+    "runs), measured end to end on 2026-11-23",
 )
