@@ -46,12 +46,14 @@ bench-compare: build
 
 # Cross-validation against ns-2.35 (validation/compare_ns2.py: AQMs on the bench dumbbell;
 # validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the
-# aqmlab-bench binary and ns; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
+# aqmlab-bench binary and ns; validation/compare_packmime_samplers.py: PackMime's random variables drawn
+# alone in both simulators; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
 # beside its ns-2 twin, through the aqmlab package — about an hour of ns-2 on 2 cores when not cached).
 validate: build
 	bash validation/ns2/install-ns2.sh
 	python3 validation/compare_ns2.py
 	python3 validation/compare_packmime.py
+	$(PY) validation/compare_packmime_samplers.py
 	$(PY) validation/compare_weigle2005.py
 	$(PY) validation/weigle2005_sensitivity.py
 

@@ -27,6 +27,8 @@
 #     ared_gentle=1    Queue/RED gentle_
 #     mean_pktsize=0   0: ns-2's defaults (RED and PI 500 B, REM 1000 B); else set on all three
 #     samples=0.01     queue-length sampling interval on the congested links (s)
+#     pairs_out=       a file to keep PackMime's log of the forward pairs in (time, request and
+#                      response bytes, response time in ms, server, active connections); default: none
 #
 # Output: one JSON object on stdout (see README.md for every field).
 
@@ -36,7 +38,7 @@ set wall_t0 [clock milliseconds]
 array set cfg {
     pairs 50000 warm 60 maxdur 4000 e2e_rate 51.47 cross_rate 51.47 router_rate 10Mb cross fwd
     buffer 200 window 30 segsperack 1 nodelay 0 llsink delack ecn 1 delaybox 1 ared_gentle 1
-    mean_pktsize 0 samples 0.01
+    mean_pktsize 0 samples 0.01 pairs_out {}
 }
 set pos {}
 foreach a $argv {
@@ -429,6 +431,7 @@ proc finish {} {
             if {[llength $line] >= 4} { lappend rts [expr {[lindex $line 3] / 1000.0}] }
         }
         close $f
+        if {$cfg(pairs_out) ne ""} { file copy -force $outfile $cfg(pairs_out) }
         file delete $outfile
     }
     set rts [lsort -real $rts]
