@@ -141,9 +141,9 @@ def test_weigle_findings_need_an_interval_not_two_means(monkeypatch):
 
 
 def test_paired_effect_by_hand():
-    # differences 1, 2, 0: mean 1, sd 1, half-width t(0.975, 2) · 1 / sqrt(3) = 4.303 / 1.732 = 2.484
+    # differences 1, 2, 0: mean 1, sd 1, half-width t(0.975, 2) · 1 / sqrt(3) = 4.302653 / 1.732051 = 2.484138
     m, h, n = paired_effect({1: 1.0, 2: 2.0, 3: 3.0, 4: 9.0}, {1: 2.0, 2: 4.0, 3: 3.0})
-    assert (m, n) == (1.0, 3) and h == pytest.approx(2.4843, abs=1e-4)
+    assert (m, n) == (1.0, 3) and h == pytest.approx(2.484138, abs=1e-6)
 
 
 def test_unknown_study_is_a_clear_error():

@@ -304,15 +304,17 @@ def test_sweep_killed_with_sigkill_resumes_without_loss_or_duplicates(tmp_path):
     runs = out / "runs"
     deadline = time.monotonic() + 120
     finished = 0
+    # Complete run folders only: a run being written is a hidden `.<hash>.tmp-*` folder until renamed.
+    complete = "[!.]*/summary.json"
     while time.monotonic() < deadline:
-        finished = len(list(runs.glob("*/summary.json"))) if runs.exists() else 0
+        finished = len(list(runs.glob(complete))) if runs.exists() else 0
         if finished >= 2:
             break
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert 2 <= finished < 8, finished
-    before = {p.parent.name for p in runs.glob("*/summary.json")}
+    before = {p.parent.name for p in runs.glob(complete)}
     assert len(before) < 8
     time.sleep(1)  # the orphaned worker notices its parent is gone and exits without writing anything
 

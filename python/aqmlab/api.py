@@ -100,8 +100,14 @@ def load_scenario(scenario: str | os.PathLike | Mapping[str, Any]) -> tuple[str,
             raise ScenarioError(f"{DICT_LABEL}: not representable as TOML: {e}") from None
     if isinstance(scenario, str | os.PathLike):
         path = os.fspath(scenario)
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            return data.decode("utf-8"), path
+        except UnicodeDecodeError as e:
+            raise ScenarioError(
+                f"{path}: a TOML text file in UTF-8, found byte 0x{data[e.start]:02x} at offset {e.start}"
+            ) from None
     raise TypeError(f"a scenario is a path or a dict, not {type(scenario).__name__}")
 
 
@@ -109,8 +115,10 @@ def validate(
     scenario: str | os.PathLike | Mapping[str, Any], *, seed: int | None = None, set: Iterable[str] = ()
 ) -> dict:
     """Parses and checks a scenario without running it; returns a description of the resolved model
-    (``name``, ``seed``, ``duration_s``, ``warmup_s``, ``nodes``, ``links``, ``flows``, ``classes``)."""
+    (``name``, ``seed``, ``duration_s``, ``warmup_s``, ``nodes``, ``links``, ``flows``, ``classes``) and
+    its ``warnings`` (settings that are legal but probably not meant, located like errors)."""
     text, label = load_scenario(scenario)
+    _check_seed(seed)
     try:
         return json.loads(_core.validate(text, label, list(set), seed))
     except ValueError as e:
@@ -137,6 +145,7 @@ def run(
     """
     text, label = load_scenario(scenario)
     overrides = [str(s) for s in set]
+    _check_seed(seed)
     try:
         classes = json.loads(_core.validate(text, label, overrides, seed))["classes"]
         records_on = _pair_records_on(_core.resolve(text, label, overrides, seed))
@@ -192,6 +201,11 @@ def run(
             shutil.rmtree(scratch, ignore_errors=True)
         raise
     return result
+
+
+def _check_seed(seed: int | None) -> None:
+    if seed is not None and not 0 <= seed < 2**64:
+        raise ScenarioError(f"seed {seed}: a run seed is a whole number from 0 to 2^64-1")
 
 
 def _pair_records_on(resolved_text: str) -> bool:

@@ -257,8 +257,11 @@ def _widen(doc: dict, rates_by_link: dict[str, float], widen_bps: float) -> list
     rate = str(int(round(widen_bps)))
     for i, spec in enumerate(doc.get("links", [])):
         if rates_by_link.get(f"{spec['a']}->{spec['b']}", math.inf) < widen_bps:
-            out += [f"links.{i}.rate={rate}", f"links.{i}.queue={WIDE_QUEUE}"]
-            out += [f"links.{i}.{q}={WIDE_QUEUE}" for q in ("queue_ab", "queue_ba") if q in spec]
+            out.append(f"links.{i}.rate={rate}")
+            # `queue` and `queue_ab`/`queue_ba` cannot be given together.
+            directional = "queue_ab" in spec or "queue_ba" in spec
+            queues = ("queue_ab", "queue_ba") if directional else ("queue",)
+            out += [f"links.{i}.{q}={WIDE_QUEUE}" for q in queues]
     d = doc.get("dumbbell")
     if d is not None:
         r0, r1 = d.get("routers", ["A", "B"])

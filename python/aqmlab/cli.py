@@ -9,7 +9,9 @@
         (see reproduce_cli.py)
 
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
-prints "interrupted" and exits with 130.
+prints "interrupted" and exits with 130. Warnings (a scenario setting that is legal but probably not
+meant, e.g. a flow starting after the end) are lines "aqmlab: warning: ..." on stderr, and are kept in
+the run's summary.json.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from rich.text import Text
 
 from aqmlab import __version__, api, reproduce_cli, sweep_cli
 from aqmlab import calibrate as calib
+from aqmlab.fsutil import out_path
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -77,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run a scenario and write its run folder", description="Run a scenario.")
     common(r)
-    r.add_argument("--out", metavar="DIR", help="run folder (default results/<name>-seed<N>)")
+    r.add_argument("--out", type=out_path, metavar="DIR", help="run folder (default results/<name>-seed<N>)")
     r.add_argument("--quiet", "-q", action="store_true", help="print only the run folder")
     v = sub.add_parser("validate", help="check a scenario and describe it", description="Check a scenario.")
     common(v)
@@ -112,7 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--seeds", type=int, default=1, metavar="K", help="seeds per rate (default 1)")
     c.add_argument(
-        "--out", metavar="FILE", help="calibration file (default <scenario-stem>.calibration.toml)"
+        "--out",
+        type=out_path,
+        metavar="FILE",
+        help="calibration file (default <scenario-stem>.calibration.toml)",
     )
     sweep_cli.add_parser(sub)
     reproduce_cli.add_parser(sub)
@@ -177,6 +183,12 @@ def _error_line(message: str, prefix: bool = True) -> None:
     sys.stderr.flush()
 
 
+def _warn(warnings: list[str]) -> None:
+    for w in warnings:
+        sys.stderr.write(f"aqmlab: warning: {w}\n")
+    sys.stderr.flush()
+
+
 def _load(path: str) -> str:
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
@@ -190,8 +202,11 @@ def _load(path: str) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     desc = api.validate(_load(args.scenario), seed=args.seed, set=args.overrides)
+    _warn(desc["warnings"])
     out = _stdout_console()
-    out.print(Text(f"{args.scenario}: OK", style="bold green"))
+    ok = f"OK, {len(desc['warnings'])} warning(s) (on stderr)" if desc["warnings"] else "OK"
+    style = "bold yellow" if desc["warnings"] else "bold green"
+    out.print(Text(f"{args.scenario}: {ok}", style=style), soft_wrap=True)
     facts = Table.grid(padding=(0, 2))
     facts.add_row("name", Text(desc["name"] or "(none)"))
     facts.add_row("seed", str(desc["seed"]))
@@ -252,6 +267,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     path = _load(args.scenario)
     # Checks the scenario first (fast, and gives the duration for the progress bar).
     desc = api.validate(path, seed=args.seed, set=args.overrides)
+    _warn(desc["warnings"])
     out_dir = Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario)
     progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
     try:

@@ -19,6 +19,7 @@ from rich.progress import (
 )
 
 from aqmlab import reproduce
+from aqmlab.fsutil import out_path
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +34,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--seeds", type=int, metavar="K", help="seeds per configuration (default 1 quick, 3 full)")
     s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
     s.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (scheduler address or `local`)")
-    s.add_argument("--out", metavar="DIR", help="report folder (default reports/STUDY[-quick])")
+    s.add_argument(
+        "--out", type=out_path, metavar="DIR", help="report folder (default reports/STUDY[-quick])"
+    )
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:

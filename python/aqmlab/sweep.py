@@ -348,6 +348,30 @@ def plan_sweep(
 # ------------------------------------------------------------------------------------------------ storage
 
 
+def _check_plan_extends(path: Path, plan: Plan) -> None:
+    """Refuses a folder whose ``sweep.json`` lists runs this plan does not have: the sweep would replace
+    the earlier one's record and aggregate with fewer or other runs. The same plan (a resume) or one
+    with more seeds or values passes."""
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as e:
+        raise SweepError(f"{path}: unreadable ({e}); pass --force to replace it") from None
+    now = plan.definition()
+    if {r["hash"] for r in earlier.get("runs", [])} <= {r["hash"] for r in now["runs"]}:
+        return
+
+    def describe(d: dict) -> str:
+        runs, seeds = len(d.get("runs", [])), d.get("seeds")
+        return f"{runs} runs, grid {d.get('grid')}, zip {d.get('zip')}, sets {d.get('sets')}, seeds {seeds}"
+
+    raise SweepError(
+        f"{path.parent}: holds a different sweep ({describe(earlier)}; this one: {describe(now)}); "
+        "choose another --out, or pass --force to replace its sweep.json and aggregate.parquet"
+    )
+
+
 def is_complete(folder: Path) -> bool:
     return (folder / "summary.json").is_file()
 
@@ -628,6 +652,7 @@ def run_sweep(
     dask: str | None = None,
     out: str | os.PathLike = "results/sweep",
     progress: ProgressCallback | None = None,
+    force: bool = False,
 ) -> SweepResult:
     """Runs a sweep (see the module docstring) and returns a :class:`SweepResult`.
 
@@ -636,7 +661,9 @@ def run_sweep(
     (default: the number of CPUs; with ``dask="local"`` the number of Dask workers); ``dask`` is a
     scheduler address or ``"local"``. ``progress(kind, info)`` is called from this process. Ctrl-C stops
     the workers and raises ``KeyboardInterrupt``; run folders already written stay, and a repeated call
-    resumes. Bad definitions raise :class:`SweepError`.
+    resumes. Bad definitions raise :class:`SweepError`, and so does an ``out`` folder holding a sweep with
+    runs this one does not have, unless ``force`` (its ``sweep.json`` and ``aggregate.parquet`` are then
+    replaced; run folders stay).
     """
     t0 = time.perf_counter()
     plan = plan_sweep(scenario, grid=grid, zip=zip, sets=sets, seeds=seeds)
@@ -648,6 +675,8 @@ def run_sweep(
     runs_dir.mkdir(parents=True, exist_ok=True)
     emit = progress or (lambda kind, info: None)
     with _Lock(out):
+        if not force:
+            _check_plan_extends(out / "sweep.json", plan)
         cleaned = clean_runs_dir(runs_dir)
         _write_atomic(out / "sweep.json", (json.dumps(plan.definition(), indent=2) + "\n").encode())
         by_hash: dict[str, list[RunSpec]] = {}

@@ -1,7 +1,7 @@
 """The `aqmlab sweep` subcommand (registered by :mod:`aqmlab.cli`; the work is in :mod:`aqmlab.sweep`).
 
     aqmlab sweep SCENARIO.toml --grid key=v1,v2 [--zip key=a,b ...] [--set key=value ...] --seeds K
-                 [--seed-list 1,5,9] [--jobs N] [--dask ADDRESS|local] [--out DIR]
+                 [--seed-list 1,5,9] [--jobs N] [--dask ADDRESS|local] [--out DIR] [--force]
 
 Exit status 0 when every run is complete, 1 when some run failed, 2 for a bad definition, 130 on Ctrl-C.
 """
@@ -27,6 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from aqmlab import sweep
+from aqmlab.fsutil import out_path
 
 EXIT_FAILED_RUNS = 1
 #: Failed runs listed in the final report (all of them are in OUT/failed.json).
@@ -76,7 +77,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="run on a Dask cluster: a scheduler address (tcp://host:8786) or `local` (a LocalCluster "
         "of --jobs workers)",
     )
-    s.add_argument("--out", metavar="DIR", help="sweep folder (default results/sweep-<scenario name>)")
+    s.add_argument(
+        "--out", type=out_path, metavar="DIR", help="sweep folder (default results/sweep-<scenario name>)"
+    )
+    s.add_argument(
+        "--force",
+        action="store_true",
+        help="reuse a sweep folder that holds a different sweep (its sweep.json and aggregate.parquet are "
+        "replaced; run folders are kept)",
+    )
     s.add_argument("--quiet", "-q", action="store_true", help="no progress bar; print only the final counts")
 
 
@@ -159,6 +168,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             dask=args.dask,
             out=out,
             progress=bar,
+            force=args.force,
         )
     finally:
         bar.stop()

@@ -308,3 +308,19 @@ fn tcp_recovery_is_read_from_tcp_tables_and_bad_values_are_located() {
         assert!(e.line.is_some(), "no line for {path}: {e}");
     }
 }
+
+/// Without a warm-up the measurement starts before anything is sent: a flow's first datagram, sent at
+/// t = 0, is counted by the flow, its class and the first link, as it is in the bytes delivered.
+#[test]
+fn packets_sent_at_time_zero_are_counted_without_a_warm_up() {
+    let udp = "[[flows]]\nname = \"cbr\"\nkind = \"udp_cbr\"\nsrc = \"S\"\ndst = \"R\"\nrate = \"800kbps\"\n\
+               packet_size = 1000\nstop = \"0.5s\"\n";
+    let text =
+        chain("10Mbps", "1ms", "{ kind = \"droptail\" }", "", "", udp, 1).replace("warmup = 5", "warmup = 0");
+    let r = simulate(&text);
+    // 100 datagrams per second for 0.5 s, the first at t = 0, every one delivered by the end.
+    let f = &r.flows[0];
+    assert_eq!((f.packets_sent, f.bytes_delivered), (50, 50_000), "{f:?}");
+    assert_eq!(r.classes[0].packets_sent, 50);
+    assert_eq!(link(&r, "S->A").counters.arrivals, 50);
+}

@@ -13,7 +13,8 @@ fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// Parses and checks a scenario; returns a JSON description of the resolved model (nodes, links, flows).
+/// Parses and checks a scenario; returns a JSON description of the resolved model (nodes, links, flows)
+/// and its warnings.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides = Vec::new(), seed = None))]
 fn validate(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
@@ -30,6 +31,7 @@ fn validate(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -
         })).collect::<Vec<_>>(),
         "flows": m.flows.len(),
         "classes": m.classes,
+        "warnings": m.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
     });
     Ok(desc.to_string())
 }

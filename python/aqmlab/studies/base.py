@@ -85,10 +85,10 @@ def mean_ci(values: Iterable[float]) -> tuple[float, float]:
     if n == 1:
         return m, math.nan
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
-    # Two-sided 97.5% quantiles of Student's t for 1..9 degrees of freedom, then the normal value.
-    t = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262]
-    q = t[n - 2] if n - 2 < len(t) else 1.96
-    return m, q * math.sqrt(var / n)
+    # Imported here: scipy.stats takes seconds to import, which every aqmlab command would pay.
+    from scipy import stats
+
+    return m, float(stats.t.ppf(0.975, n - 1)) * math.sqrt(var / n)
 
 
 def paired_effect(a: dict[int, float], b: dict[int, float]) -> tuple[float, float, int]:

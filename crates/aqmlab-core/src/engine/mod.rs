@@ -305,6 +305,9 @@ impl<'s> Simulation<'s> {
             app_cx: AppCtx::default(),
             model,
         };
+        // First of the events at the warm-up's end, so that a packet sent then (at t = 0 without a
+        // warm-up) is counted.
+        sim.events.schedule(sim.model.warmup, Event::WarmupEnd);
         sim.create_static_flows();
         for (i, q) in sim.queues.iter().enumerate() {
             if let Some(t) = q.disc.first_timer() {
@@ -314,7 +317,6 @@ impl<'s> Simulation<'s> {
         for (g, h) in sim.model.http.iter().enumerate() {
             sim.events.schedule(h.start, Event::Connect(g as u32));
         }
-        sim.events.schedule(sim.model.warmup, Event::WarmupEnd);
         sim
     }
 

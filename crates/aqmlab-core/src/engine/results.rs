@@ -215,6 +215,7 @@ impl Simulation<'_> {
                 interrupted: ended_by == "interrupted",
                 ended_by: ended_by.to_string(),
                 end_s: time::to_secs(self.now),
+                warnings: m.warnings.iter().map(ToString::to_string).collect(),
             },
             links,
             link_classes,

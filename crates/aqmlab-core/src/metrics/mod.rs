@@ -293,6 +293,8 @@ pub struct Summary {
     /// Why the run ended: "duration", "pairs" (the stop condition) or "interrupted".
     pub ended_by: String,
     pub end_s: f64,
+    /// The scenario's warnings (legal but probably not meant), as `file:line: field: message`.
+    pub warnings: Vec<String>,
 }
 
 /// Everything a run returns.

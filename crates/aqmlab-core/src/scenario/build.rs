@@ -3,8 +3,8 @@
 //! is reported with the field path and its line in the file.
 
 use super::{
-    locate, DelayDirection, DelaySpec, FlowGroup, FlowKind, NodeSel, Pairing, RttSideSpec, Scenario,
-    ScenarioError, StartSpec,
+    locate, units::Duration, DelayDirection, DelaySpec, FlowGroup, FlowKind, NodeSel, Pairing, RttSideSpec,
+    Scenario, ScenarioError, Spread, StartSpec,
 };
 use crate::aqm::{LinkInfo, QueueConfig};
 use crate::net::loss::LossSpec;
@@ -122,6 +122,9 @@ pub struct Model {
     /// Stop once this many pairs (of this class, or any) have completed.
     pub stop_after: Option<(Option<u16>, u64)>,
     pub pair_records: bool,
+    /// Settings that are legal but probably not meant (a flow starting after the end), located like
+    /// errors; reported by `validate` and kept in the run's summary.
+    pub warnings: Vec<ScenarioError>,
 }
 
 struct Ctx<'a> {
@@ -153,6 +156,24 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
     if s.measure.sample_interval.0 == 0 {
         return Err(cx.err("measure.sample_interval", "a positive interval"));
     }
+    // A packet on a link or in a DelayBox for the whole run never arrives: no result would mean anything.
+    let within_run = |path: &str, delay: Duration| {
+        if delay >= s.duration {
+            return Err(cx.err(
+                path,
+                format!(
+                    "a delay shorter than the run (duration = {} s), found {} s",
+                    s.duration.secs(),
+                    delay.secs()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    for (i, l) in s.links.iter().enumerate() {
+        within_run(&format!("links[{i}].delay"), l.delay)?;
+    }
+    let mut warnings = Vec::new();
 
     // Nodes: declared ones first, then in order of first mention by a link.
     let mut nodes: Vec<String> = Vec::new();
@@ -172,6 +193,24 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         if d.pairs == 0 {
             return Err(cx.err("dumbbell.pairs", "at least 1 pair of hosts"));
         }
+        within_run("dumbbell.bottleneck_delay", d.bottleneck_delay)?;
+        match d.access_delay {
+            Spread::Fixed(delay) => within_run("dumbbell.access_delay", delay)?,
+            Spread::Linear { from, to } => {
+                if to < from {
+                    return Err(cx.err(
+                        "dumbbell.access_delay.to",
+                        format!(
+                            "a delay at least `from` ({} s): the spread rises from the first pair's delay to \
+                             the last's, found {} s",
+                            from.secs(),
+                            to.secs()
+                        ),
+                    ));
+                }
+                within_run("dumbbell.access_delay.to", to)?;
+            }
+        }
         specs.extend(d.links().into_iter().map(|l| ("dumbbell".to_string(), l)));
     }
     if specs.is_empty() {
@@ -179,6 +218,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
     }
 
     let mut links = Vec::with_capacity(specs.len() * 2);
+    let mut joined_by: HashMap<(u32, u32), &str> = HashMap::new();
     for (path, l) in &specs {
         if l.a == l.b {
             return Err(
@@ -187,6 +227,19 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         }
         let a = add_node(&l.a, &mut nodes);
         let b = add_node(&l.b, &mut nodes);
+        if let Some(first) = joined_by.insert((a.min(b), a.max(b)), path) {
+            return Err(cx.err(
+                path.as_str(),
+                format!("one link between `{}` and `{}`; {first} already joins them", l.a, l.b),
+            ));
+        }
+        if l.queue.is_some() && (l.queue_ab.is_some() || l.queue_ba.is_some()) {
+            return Err(cx.err(
+                format!("{path}.queue"),
+                "either `queue` (both directions) or `queue_ab`/`queue_ba`, not both: `queue` would not \
+                 apply to a direction they set",
+            ));
+        }
         let info = LinkInfo { rate_bps: l.rate.0, delay: l.delay.0 };
         let default_q = l.queue.clone().unwrap_or_default();
         let directions = [
@@ -400,6 +453,17 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 kind: kind.clone(),
             });
         }
+        let late = flows.iter().rev().take(count as usize).filter(|f| f.start >= s.duration.0).count();
+        if late > 0 {
+            warnings.push(cx.err(
+                format!("{path}.start"),
+                format!(
+                    "{late} of the group's {count} flows start at or after the end of the run (duration = {} \
+                     s) and send nothing",
+                    s.duration.secs()
+                ),
+            ));
+        }
     }
 
     let mut http = Vec::new();
@@ -435,6 +499,16 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         if placements.is_empty() {
             return Err(cx.err(format!("{path}.clients"), "at least one client and one server node"));
         }
+        if spec.start >= s.duration {
+            warnings.push(cx.err(
+                format!("{path}.start"),
+                format!(
+                    "the generator starts at or after the end of the run (duration = {} s) and opens no \
+                     connection",
+                    s.duration.secs()
+                ),
+            ));
+        }
         http.push(HttpModel {
             class: class_id(spec.class.clone().unwrap_or_else(|| name.clone()), &mut classes),
             stream: stream_keys.claim(name.clone()),
@@ -462,6 +536,19 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
                 .filter(|&v| graph.link_between(node, v).is_some() && graph.degree(v) == 1)
                 .collect(),
         };
+        if served.is_empty() {
+            return Err(match spec.serves {
+                Some(_) => cx.err(format!("{path}.serves"), "at least one host to serve"),
+                None => cx.err(
+                    format!("{path}.node"),
+                    format!(
+                        "a node linked to hosts (nodes with no other link); `{}` has none, so the box would \
+                         delay nothing (name its hosts with `serves`)",
+                        spec.node
+                    ),
+                ),
+            });
+        }
         let mut serves = vec![false; nodes.len()];
         for v in served {
             if let Some(other) = served_by[v as usize] {
@@ -477,7 +564,10 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
             serves[v as usize] = true;
         }
         let delay = match &spec.delay {
-            DelaySpec::Constant { value } => DelayDist::Constant(value.0),
+            DelaySpec::Constant { value } => {
+                within_run(&format!("{path}.delay.value"), *value)?;
+                DelayDist::Constant(value.0)
+            }
             DelaySpec::UniformMs { low_ms, high_ms } => {
                 if low_ms > high_ms {
                     return Err(cx.err(format!("{path}.delay.high_ms"), "high_ms >= low_ms"));
@@ -561,6 +651,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         delayboxes,
         stop_after,
         pair_records: s.measure.pair_records,
+        warnings,
     })
 }
 

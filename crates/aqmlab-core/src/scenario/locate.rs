@@ -1,6 +1,6 @@
 //! Finds the line of a field path (`flows[1].tcp.mss`) in a TOML document, for error messages.
 
-use toml_edit::{ImDocument, Item};
+use toml_edit::{DocumentMut, ImDocument, Item};
 
 /// 1-based line of the value at `path`, or of its nearest existing parent.
 pub fn line_of(text: &str, path: &str) -> Option<usize> {
@@ -23,6 +23,62 @@ pub fn line_of(text: &str, path: &str) -> Option<usize> {
         }
     }
     best.map(|offset| text[..offset.min(text.len())].matches('\n').count() + 1)
+}
+
+/// For each key of the table at `path`: the key and the document without it.
+pub fn without_each_key(text: &str, path: &str) -> Vec<(String, String)> {
+    let Ok(doc) = text.parse::<DocumentMut>() else {
+        return Vec::new();
+    };
+    let keys: Vec<String> = match item_at(&mut doc.clone(), path).and_then(|t| t.as_table_like()) {
+        Some(table) => table.iter().map(|(k, _)| k.to_string()).collect(),
+        None => return Vec::new(),
+    };
+    keys.into_iter()
+        .filter_map(|key| {
+            let mut without = doc.clone();
+            item_at(&mut without, path)?.as_table_like_mut()?.remove(&key);
+            Some((key, without.to_string()))
+        })
+        .collect()
+}
+
+/// The field path of a `key = value` line (1-based) read from the text alone, for syntax errors, which
+/// come without one (`seed = 99999999999999999999`): the key under the nearest table header above it.
+pub fn path_on_line(text: &str, line: usize) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let (key, _) = lines.get(line.checked_sub(1)?)?.split_once('=')?;
+    let key = key.trim();
+    if key.is_empty() || key.starts_with(['[', '#']) {
+        return None;
+    }
+    let above = &lines[..line - 1];
+    let Some(h) = above.iter().rposition(|l| l.trim_start().starts_with('[')) else {
+        return Some(key.to_string());
+    };
+    let header = |l: &str| {
+        let l = l.trim();
+        let array = l.starts_with("[[");
+        let name = l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string();
+        (name, array)
+    };
+    let (table, array) = header(above[h]);
+    if !array {
+        return Some(format!("{table}.{key}"));
+    }
+    let index = above[..h].iter().filter(|l| header(l) == (table.clone(), true)).count();
+    Some(format!("{table}[{index}].{key}"))
+}
+
+fn item_at<'a>(doc: &'a mut DocumentMut, path: &str) -> Option<&'a mut Item> {
+    let mut item = doc.as_item_mut();
+    for seg in segments(path) {
+        item = match seg {
+            Seg::Key(k) => item.get_mut(k.as_str())?,
+            Seg::Index(i) => item.get_mut(i)?,
+        };
+    }
+    Some(item)
 }
 
 fn span_of(item: &Item) -> Option<usize> {
@@ -75,5 +131,25 @@ mod tests {
         assert_eq!(line_of(text, "links[0].b"), Some(5));
         // A missing field points at its table.
         assert_eq!(line_of(text, "links[1].delay"), Some(7));
+    }
+
+    #[test]
+    fn reads_the_path_of_a_line_from_the_text() {
+        let text = "seed = 1\n[measure]\nwarmup = x\n[[links]]\na = 1\n[[links]]\n# note\nrate = @\n";
+        assert_eq!(path_on_line(text, 1).as_deref(), Some("seed"));
+        assert_eq!(path_on_line(text, 3).as_deref(), Some("measure.warmup"));
+        assert_eq!(path_on_line(text, 8).as_deref(), Some("links[1].rate"));
+        assert_eq!(path_on_line(text, 7), None, "a comment");
+        assert_eq!(path_on_line(text, 4), None, "a header");
+    }
+
+    #[test]
+    fn removes_each_key_of_a_nested_table() {
+        let text = "[[links]]\na = \"x\"\nqueue = { kind = \"red\", limit = -3 }\n";
+        let variants = without_each_key(text, "links[0].queue");
+        let keys: Vec<&str> = variants.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["kind", "limit"]);
+        assert!(variants[1].1.contains("queue = { kind = \"red\"}"), "{}", variants[1].1);
+        assert!(without_each_key(text, "links[0].a").is_empty(), "a value has no keys");
     }
 }

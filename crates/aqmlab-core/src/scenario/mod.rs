@@ -11,6 +11,7 @@ pub mod units;
 pub use error::ScenarioError;
 
 use crate::aqm::QueueConfig;
+use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use units::{Bytes, Duration, Rate};
 
@@ -221,8 +222,7 @@ pub enum FlowKind {
 }
 
 /// When the flows of a group start.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub enum StartSpec {
     At(Duration),
     /// Flow i of n starts at `i · spread / n`.
@@ -233,6 +233,57 @@ pub enum StartSpec {
     Uniform {
         uniform: [Duration; 2],
     },
+}
+
+const START_FORMS: &str = "a time (\"1s\"), { spread = \"1s\" } or { uniform = [\"0s\", \"1s\"] }";
+
+/// By hand rather than `untagged`, so that a wrong key is named (serde's untagged enums only say that no
+/// variant matched) and errors inside a form keep their field path.
+impl<'de> Deserialize<'de> for StartSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct StartVisitor;
+        fn at<'de, E: de::Error, V: IntoDeserializer<'de, E>>(v: V) -> Result<StartSpec, E> {
+            Duration::deserialize(v.into_deserializer()).map(StartSpec::At)
+        }
+        impl<'de> Visitor<'de> for StartVisitor {
+            type Value = StartSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(START_FORMS)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<StartSpec, E> {
+                at(s)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StartSpec, E> {
+                at(v)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StartSpec, E> {
+                at(v)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StartSpec, E> {
+                at(v)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StartSpec, A::Error> {
+                let key: Option<String> = map.next_key()?;
+                let start = match key.as_deref() {
+                    Some("spread") => StartSpec::Spread { spread: map.next_value()? },
+                    Some("uniform") => StartSpec::Uniform { uniform: map.next_value()? },
+                    Some(other) => {
+                        return Err(de::Error::custom(format!(
+                            "{START_FORMS}; `{other}` is neither `spread` nor `uniform`"
+                        )))
+                    }
+                    None => return Err(de::Error::custom(format!("{START_FORMS}, found an empty table"))),
+                };
+                if let Some(extra) = map.next_key::<String>()? {
+                    return Err(de::Error::custom(format!(
+                        "{START_FORMS}, one key only; found `{extra}` too"
+                    )));
+                }
+                Ok(start)
+            }
+        }
+        d.deserialize_any(StartVisitor)
+    }
 }
 
 impl Default for StartSpec {
@@ -436,21 +487,38 @@ pub fn apply_overrides(text: &str, overrides: &[String], file: &str) -> Result<S
 
 /// Parses scenario text; `file` is used in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-    let de = toml::Deserializer::new(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let line = inner
-            .span()
-            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
-            .or_else(|| locate::line_of(text, &path));
-        ScenarioError {
-            file: file.into(),
-            line,
-            path: if path == "." { String::new() } else { path },
-            message: inner.message().trim().to_string(),
-        }
+    deserialize(text).map_err(|(path, inner)| {
+        // A tagged table (`queue = { kind = "red", limit = -3 }`) is read whole before its fields, so its
+        // errors carry the table's path only: the field at fault is the one whose removal clears it.
+        let at_fault = locate::without_each_key(text, &path).into_iter().find(|(key, rest)| {
+            key != "kind" && deserialize(rest).err().is_none_or(|(other, _)| other != path)
+        });
+        let (path, line) = match at_fault {
+            Some((key, _)) => {
+                let path = if path == "." { key } else { format!("{path}.{key}") };
+                let line = locate::line_of(text, &path);
+                (path, line)
+            }
+            None => {
+                let line = inner
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+                    .or_else(|| locate::line_of(text, &path));
+                let path = match path.as_str() {
+                    "." => line.and_then(|l| locate::path_on_line(text, l)).unwrap_or_default(),
+                    _ => path,
+                };
+                (path, line)
+            }
+        };
+        ScenarioError { file: file.into(), line, path, message: inner.message().trim().to_string() }
     })
+}
+
+/// The scenario, or the path of the field at fault and the error.
+fn deserialize(text: &str) -> Result<Scenario, (String, toml::de::Error)> {
+    serde_path_to_error::deserialize(toml::Deserializer::new(text))
+        .map_err(|e| (e.path().to_string(), e.into_inner()))
 }
 
 #[cfg(test)]

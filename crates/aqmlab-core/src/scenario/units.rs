@@ -59,9 +59,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     to_duration(v * scale).map_err(|e| format!("{e} (in {s:?})"))
 }
 
+/// Longest duration a scenario may give (about 31 years): sums of a few such times still fit the
+/// engine's clock (u64 nanoseconds, 584 years), so nothing is clamped.
+pub const MAX_DURATION_S: f64 = 1e9;
+
 fn to_duration(secs: f64) -> Result<Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("a non-negative duration, found {secs} s"));
+    }
+    if secs > MAX_DURATION_S {
+        return Err(format!("a duration of at most {MAX_DURATION_S:e} s, found {secs:e} s"));
     }
     Ok(Duration::from_secs(secs))
 }
@@ -80,9 +87,19 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
     to_rate(v * scale).map_err(|e| format!("{e} (in {s:?})"))
 }
 
+/// Fastest rate a scenario may give (10 Tbit/s), so that sending a packet still takes nanoseconds.
+pub const MAX_RATE_BPS: f64 = 1e13;
+
 fn to_rate(bps: f64) -> Result<Rate, String> {
     if !bps.is_finite() || bps <= 0.0 {
         return Err(format!("a positive rate, found {bps} bit/s"));
+    }
+    // Below 1 bit/s the rate would round to 0 and a transmission would never end.
+    if bps < 1.0 {
+        return Err(format!("a rate of at least 1 bit/s, found {bps} bit/s"));
+    }
+    if bps > MAX_RATE_BPS {
+        return Err(format!("a rate of at most {MAX_RATE_BPS:e} bit/s (10 Tbit/s), found {bps:e} bit/s"));
     }
     Ok(Rate(bps.round() as u64))
 }
@@ -174,6 +191,8 @@ mod tests {
         assert_eq!(parse_duration("2min").unwrap().0, 120_000_000_000);
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("10 parsecs").is_err());
+        // Beyond the bound a duration would be clamped to the clock's range: refused instead.
+        assert!(parse_duration("1e12").unwrap_err().contains("at most 1e9 s"));
     }
 
     #[test]
@@ -184,6 +203,8 @@ mod tests {
         assert_eq!(parse_rate("64kbps").unwrap().0, 64_000);
         assert!(parse_rate("-5Mbps").is_err());
         assert!(parse_rate("0").is_err());
+        assert!(parse_rate("0.4").unwrap_err().contains("at least 1 bit/s"));
+        assert!(parse_rate("1e30").unwrap_err().contains("at most 1e13 bit/s"));
     }
 
     #[test]
