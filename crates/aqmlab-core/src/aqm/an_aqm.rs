@@ -31,8 +31,8 @@
 //! equal to 30 % of the buffer size", so 27 for its 90-packet buffer; scenarios set it explicitly),
 //! `limit` = 50 packets, ECN off. Packet mode only.
 
-use super::fifo::Fifo;
-use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::secs;
 use crate::sim::Time;
@@ -76,8 +76,8 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
         check::nonnegative("qref", self.qref)?;
         check::positive("w", self.w)?;
@@ -90,12 +90,15 @@ impl Config {
         }
         Ok(())
     }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(AnAqm::new(self.clone(), link)))
+    }
 }
 
 pub struct AnAqm {
     cfg: Config,
     period: Time,
-    fifo: Fifo,
     p: f64,
     /// Current (un-normalised) weights.
     weights: [f64; 3],
@@ -109,14 +112,31 @@ impl AnAqm {
             period: secs(1.0 / cfg.w),
             weights: cfg.weights,
             cfg,
-            fifo: Fifo::default(),
             p: 0.0,
             q_prev: [0.0; 2],
         }
     }
+}
+
+impl FifoAqm for AnAqm {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
+        if fifo.len() >= self.cfg.limit as usize {
+            env.drop(pkt, DropReason::Overflow);
+            return;
+        }
+        if env.uniform() <= self.p && !env.mark_or_drop(pkt, self.cfg.ecn) {
+            return;
+        }
+        fifo.push(pkt, env.packets, env.now);
+    }
+
+    fn update_period(&self) -> Option<Time> {
+        Some(self.period)
+    }
 
     /// One sample of the neuron: updates `p`, then the weights.
-    fn update(&mut self, q: f64) {
+    fn update(&mut self, fifo: &Fifo) {
+        let q = fifo.len() as f64;
         let qref = self.cfg.qref;
         let (e, e1, e2) = (q - qref, self.q_prev[0] - qref, self.q_prev[1] - qref);
         let x = [e - e1, e, e - 2.0 * e1 + e2];
@@ -127,44 +147,6 @@ impl AnAqm {
             self.weights[i] += self.cfg.eta[i] * e * self.p * xi;
         }
         self.q_prev = [q, self.q_prev[0]];
-    }
-}
-
-impl QueueDisc for AnAqm {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
-        if self.fifo.len() >= self.cfg.limit as usize {
-            env.drop(pkt, DropReason::Overflow);
-            return;
-        }
-        if env.uniform() <= self.p && !env.mark_or_drop(pkt, self.cfg.ecn) {
-            return;
-        }
-        self.fifo.push(pkt, env.packets, env.now);
-    }
-
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        self.fifo.pop(env.packets)
-    }
-
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn first_timer(&self) -> Option<Time> {
-        Some(self.period)
-    }
-
-    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
-        self.update(self.fifo.len() as f64);
-        Some(env.now + self.period)
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -185,22 +167,22 @@ mod tests {
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
-    fn an_aqm(cfg: Config) -> (Harness, AnAqm) {
+    fn an_aqm(cfg: Config) -> (Harness, FifoQueue<AnAqm>) {
         let h = Harness::new(10_000_000, 0);
-        let q = AnAqm::new(cfg, h.link);
+        let q = FifoQueue::new(AnAqm::new(cfg, h.link));
         (h, q)
     }
 
     /// Sets the waiting queue to `n` packets, with the early test switched off meanwhile.
-    fn fill_to(h: &mut Harness, q: &mut AnAqm, n: usize) {
-        let p = std::mem::take(&mut q.p);
+    fn fill_to(h: &mut Harness, q: &mut FifoQueue<AnAqm>, n: usize) {
+        let p = std::mem::take(&mut q.aqm.p);
         while q.len_packets() < n {
             assert!(h.arrive(q, 500, Ecn::NotEct).is_none());
         }
         while q.len_packets() > n {
             h.depart(q);
         }
-        q.p = p;
+        q.aqm.p = p;
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -214,19 +196,19 @@ mod tests {
         let (mut p, mut q_old) = (0.0_f64, 0.0);
         for (k, n) in [40, 45, 60, 30, 10, 0, 0, 80].into_iter().enumerate() {
             fill_to(&mut h, &mut q, n);
-            q.p = p; // start each step from PI's value so rounding cannot accumulate
-            h.now = (k as u64 + 1) * q.period;
-            assert_eq!(q.on_timer(&mut h.env()), Some(h.now + q.period));
+            q.aqm.p = p; // start each step from PI's value so rounding cannot accumulate
+            h.now = (k as u64 + 1) * q.aqm.period;
+            assert_eq!(q.on_timer(&mut h.env()), Some(h.now + q.aqm.period));
             // PI: p = a (q - qref) - b (q_old - qref) + p, clipped to [0, 1].
             p = (a * (n as f64 - qref) - b * (q_old - qref) + p).clamp(0.0, 1.0);
             q_old = n as f64;
-            assert!(close(q.p, p), "step {k}: {} != {p}", q.p);
+            assert!(close(q.aqm.p, p), "step {k}: {} != {p}", q.aqm.p);
         }
         // First step by hand: 1.822e-5 * 25 + 1.816e-5 * 15 = 7.279e-4.
         let (mut h, mut q) = an_aqm(Config { limit: 200, eta: [0.0; 3], ..Default::default() });
         fill_to(&mut h, &mut q, 40);
         q.on_timer(&mut h.env());
-        assert!(close(q.p, 7.279e-4));
+        assert!(close(q.aqm.p, 7.279e-4));
     }
 
     #[test]
@@ -242,11 +224,11 @@ mod tests {
         let (e, e1, e2) = (25.0, -15.0, -15.0);
         let x = [e - e1, e, e - 2.0 * e1 + e2]; // (40, 25, 40)
         let p1 = a * 25.0 - b * (-15.0);
-        assert!(close(q.p, p1));
+        assert!(close(q.aqm.p, p1));
         // w_i += eta_i e p x_i
         let w1: Vec<f64> = (0..3).map(|i| w0[i] + eta[i] * e * p1 * x[i]).collect();
         for (i, w) in w1.iter().enumerate() {
-            assert!(close(q.weights[i], *w), "w{i}");
+            assert!(close(q.aqm.weights[i], *w), "w{i}");
         }
         assert!(w1[2] > 0.0, "the derivative weight starts to learn");
 
@@ -258,11 +240,11 @@ mod tests {
         let norm: f64 = w1.iter().map(|w| w.abs()).sum();
         let u: f64 = (0..3).map(|i| w1[i] / norm * x[i]).sum();
         let p2 = p1 + a * u;
-        assert!(close(q.p, p2), "{} != {p2}", q.p);
+        assert!(close(q.aqm.p, p2), "{} != {p2}", q.aqm.p);
         // PI would have given p1 + a*45 - b*25; learning changed the answer.
         assert!((p2 - (p1 + a * 45.0 - b * 25.0)).abs() > 1e-9);
         for i in 0..3 {
-            assert!(close(q.weights[i], w1[i] + eta[i] * e * p2 * x[i]), "w{i}");
+            assert!(close(q.aqm.weights[i], w1[i] + eta[i] * e * p2 * x[i]), "w{i}");
         }
     }
 
@@ -271,20 +253,20 @@ mod tests {
         let (mut h, mut q) = an_aqm(Config { limit: 200, gain: 1.0, eta: [0.0; 3], ..Default::default() });
         fill_to(&mut h, &mut q, 100);
         q.on_timer(&mut h.env());
-        assert_eq!(q.p, 1.0);
+        assert_eq!(q.aqm.p, 1.0);
         fill_to(&mut h, &mut q, 0);
         q.on_timer(&mut h.env());
-        assert_eq!(q.p, 0.0);
+        assert_eq!(q.aqm.p, 0.0);
     }
 
     #[test]
     fn arrivals_are_tested_even_into_an_empty_queue_and_overflow_comes_first() {
         let (mut h, mut q) = an_aqm(Config { limit: 2, ..Default::default() });
-        q.p = 1.0;
+        q.aqm.p = 1.0;
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
 
         let (mut h, mut q) = an_aqm(Config { limit: 2, ecn: true, ..Default::default() });
-        q.p = 1.0;
+        q.aqm.p = 1.0;
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert!(matches!(
             h.arrive(&mut q, 40, Ecn::NotEct),
@@ -305,18 +287,6 @@ mod tests {
         let state = q.state();
         assert!(state.contains(&("reconstruction", 1.0)));
         assert!(close(state[1].1 + state[2].1, 1.0), "initial weights are PI's (b/a, (a-b)/a)");
-    }
-
-    #[test]
-    fn registered_under_kind_an_aqm() {
-        let c: crate::aqm::QueueConfig =
-            toml::from_str("kind = \"an_aqm\"\nqref = 27.0\nlimit = 90\neta = [0.0, 0.0, 0.0]").unwrap();
-        assert!(matches!(c, crate::aqm::QueueConfig::AnAqm(_)));
-        assert_eq!(c.name(), "an_aqm");
-        assert!(c.validate().is_ok());
-        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
-        assert_eq!(q.len_packets(), 0);
-        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"an_aqm\"\nbogus = 1").is_err());
     }
 
     #[test]

@@ -19,10 +19,11 @@
 //! overflows the virtual queue in mark mode and the real buffer, ns-2 sets CE and then drops it; here it
 //! is only reported as an overflow drop.
 
-use super::check::ensure;
-use super::fifo::Fifo;
-use super::{buffer_limit, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::check::{self, ensure};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{buffer_limit, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::Bytes;
 use crate::sim::time::to_secs;
 use crate::sim::Time;
 use serde::Deserialize;
@@ -35,7 +36,7 @@ pub struct Config {
     /// Queues and capacities in bytes (ns-2 `queue_in_bytes_`, true).
     pub queue_in_bytes: bool,
     /// Bytes per packet for the limit and the packet-mode capacity (ns-2 `mean_pktsize_`, 1000).
-    pub mean_pktsize: u32,
+    pub mean_pktsize: Bytes,
     /// Desired utilisation γ (ns-2 `gamma_`, 0.98).
     pub gamma: f64,
     /// Adaptation gain α (ns-2 hard-coded `alpha2`, 0.15).
@@ -54,7 +55,7 @@ impl Default for Config {
         Config {
             limit: 50,
             queue_in_bytes: true,
-            mean_pktsize: 1000,
+            mean_pktsize: Bytes(1000),
             gamma: 0.98,
             alpha: 0.15,
             ecnlim: 0.8,
@@ -64,20 +65,22 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        ensure(self.limit > 0, "limit", "a buffer of at least 1 packet")?;
-        ensure(self.mean_pktsize > 0, "mean_pktsize", "a positive size in bytes")?;
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check::ns2_buffer(self.limit, self.mean_pktsize)?;
         ensure(self.gamma > 0.0 && self.gamma <= 1.0, "gamma", "a utilisation in (0, 1]")?;
         ensure(self.alpha.is_finite() && self.alpha >= 0.0, "alpha", "a finite gain >= 0")?;
         ensure(self.ecnlim > 0.0 && self.ecnlim <= 1.0, "ecnlim", "a fraction in (0, 1]")?;
         ensure(self.buflim.is_finite() && self.buflim > 0.0, "buflim", "a fraction > 0")
     }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Avq::new(self.clone(), link)))
+    }
 }
 
 pub struct Avq {
     cfg: Config,
-    fifo: Fifo,
     /// Real buffer, and virtual buffer `buflim · limit`, in the queue's unit.
     limit: u64,
     vq_limit: f64,
@@ -93,14 +96,13 @@ pub struct Avq {
 
 impl Avq {
     pub fn new(cfg: Config, link: LinkInfo) -> Self {
-        let limit = buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize);
+        let limit = buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0);
         let capacity = if cfg.queue_in_bytes {
             link.rate_bps as f64 / 8.0
         } else {
-            link.packets_per_sec(cfg.mean_pktsize as f64)
+            link.packets_per_sec(cfg.mean_pktsize.0 as f64)
         };
         Avq {
-            fifo: Fifo::default(),
             limit,
             vq_limit: cfg.buflim * limit as f64,
             capacity,
@@ -114,15 +116,15 @@ impl Avq {
     }
 }
 
-impl QueueDisc for Avq {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+impl FifoAqm for Avq {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let now = env.now;
         if !std::mem::replace(&mut self.started, true) {
             (self.t_vq, self.t_adapt) = (now, now);
         }
         let amount = if self.cfg.queue_in_bytes { env.size(pkt) as u64 } else { 1 };
         let b = amount as f64;
-        let real_overflow = self.fifo.occupancy(self.cfg.queue_in_bytes) + amount > self.limit;
+        let real_overflow = fifo.occupancy(self.cfg.queue_in_bytes) + amount > self.limit;
 
         self.vq = (self.vq - self.virtual_capacity * to_secs(now - self.t_vq)).max(0.0) + b;
         self.t_vq = now;
@@ -146,24 +148,8 @@ impl QueueDisc for Avq {
         if real_overflow {
             env.drop(pkt, DropReason::Overflow);
         } else {
-            self.fifo.push(pkt, env.packets, now);
+            fifo.push(pkt, env.packets, now);
         }
-    }
-
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        self.fifo.pop(env.packets)
-    }
-
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -197,9 +183,9 @@ mod tests {
     #[test]
     fn virtual_capacity_follows_the_token_bucket() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Avq::new(Config::default(), h.link);
+        let mut q = FifoQueue::new(Avq::new(Config::default(), h.link));
         let c = 1e6;
-        assert_eq!((q.capacity, q.virtual_capacity, q.limit), (c, 0.8e6, 50_000));
+        assert_eq!((q.aqm.capacity, q.aqm.virtual_capacity, q.aqm.limit), (c, 0.8e6, 50_000));
         let (mut vq, mut ct, mut last) = (0.0, 0.8e6, secs(0.010));
         // (time µs, size); departures in between do not touch the virtual queue.
         for (t, size) in [(10_000, 1000), (11_000, 1500), (11_100, 40), (11_500, 1500), (30_000, 1000)] {
@@ -209,25 +195,25 @@ mod tests {
             let dt = to_secs(h.now - last);
             (vq, ct) = expected(vq, ct, dt, dt, size as f64, c);
             last = h.now;
-            assert!(close(q.vq, vq) && close(q.virtual_capacity, ct), "t {t} µs: {:?}", q.state());
+            assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct), "t {t} µs: {:?}", q.state());
         }
         // A long quiet spell fills the bucket up to C.
         h.now = secs(10.0);
         h.arrive(&mut q, 1000, Ecn::NotEct);
-        assert_eq!(q.virtual_capacity, c);
+        assert_eq!(q.aqm.virtual_capacity, c);
     }
 
     #[test]
     fn virtual_overflow_drops_and_skips_adaptation() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Avq::new(Config { limit: 3, ..Default::default() }, h.link); // 3000 B both queues
+        let mut q = FifoQueue::new(Avq::new(Config { limit: 3, ..Default::default() }, h.link)); // 3000 B both queues
         let c = 1e6;
         h.now = secs(0.001);
         for _ in 0..3 {
             assert!(h.arrive(&mut q, 1000, Ecn::Ect0).is_none());
         }
         let ct = 0.8e6 - 3.0 * 0.15 * 1000.0;
-        assert!(close(q.vq, 3000.0) && close(q.virtual_capacity, ct));
+        assert!(close(q.aqm.vq, 3000.0) && close(q.aqm.virtual_capacity, ct));
         // 0.1 ms later the VQ has drained only ~80 B: 3920 B > 3000 B, the arrival is dropped.
         h.now = secs(0.0011);
         assert!(matches!(
@@ -235,20 +221,20 @@ mod tests {
             Some(QueueAction::Dropped(_, DropReason::Early))
         ));
         let vq = 3000.0 - ct * 0.0001;
-        assert!(close(q.vq, vq) && close(q.virtual_capacity, ct));
+        assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct));
         assert_eq!(q.len_packets(), 3);
         // The next accepted arrival integrates the adaptation from 1 ms, not from 1.1 ms.
         h.depart(&mut q);
         h.now = secs(0.003);
         assert!(h.arrive(&mut q, 500, Ecn::Ect0).is_none());
         let (vq, ct) = expected(vq, ct, 0.0019, 0.002, 500.0, c);
-        assert!(close(q.vq, vq) && close(q.virtual_capacity, ct), "{:?} vs {vq} {ct}", q.state());
+        assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct), "{:?} vs {vq} {ct}", q.state());
     }
 
     #[test]
     fn real_overflow_when_more_than_limit_waits() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Avq::new(Config { limit: 3, buflim: 2.0, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Avq::new(Config { limit: 3, buflim: 2.0, ..Default::default() }, h.link));
         for _ in 0..3 {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         }
@@ -258,21 +244,21 @@ mod tests {
         ));
         assert_eq!(q.len_bytes(), 3000);
         // That arrival was not a virtual drop, so it adapted C̃ (and stays in the VQ).
-        assert!(close(q.virtual_capacity, 0.8e6 - 4.0 * 150.0));
-        assert!(close(q.vq, 4000.0));
+        assert!(close(q.aqm.virtual_capacity, 0.8e6 - 4.0 * 150.0));
+        assert!(close(q.aqm.vq, 4000.0));
     }
 
     #[test]
     fn mark_mode_marks_ect_leaves_non_ect_and_keeps_adapting() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Avq::new(Config { limit: 3, buflim: 0.5, ecn: true, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Avq::new(Config { limit: 3, buflim: 0.5, ecn: true, ..Default::default() }, h.link));
         assert!(h.arrive(&mut q, 1000, Ecn::Ect0).is_none()); // VQ 1000 ≤ 1500
         assert!(matches!(h.arrive(&mut q, 1000, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none()); // selected but not ECT: left alone
         assert!(h.actions.is_empty());
         assert_eq!(q.len_packets(), 3);
-        assert!(close(q.vq, 1000.0));
-        assert!(close(q.virtual_capacity, 0.8e6 - 3.0 * 150.0));
+        assert!(close(q.aqm.vq, 1000.0));
+        assert!(close(q.aqm.virtual_capacity, 0.8e6 - 3.0 * 150.0));
         // Virtual and real overflow at once: only the overflow drop is reported.
         assert!(matches!(
             h.arrive(&mut q, 1000, Ecn::Ect0),
@@ -284,14 +270,14 @@ mod tests {
     #[test]
     fn packet_mode_counts_packets() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Avq::new(Config { queue_in_bytes: false, ..Default::default() }, h.link);
-        assert_eq!((q.capacity, q.limit, q.vq_limit), (1000.0, 50, 50.0));
+        let mut q = FifoQueue::new(Avq::new(Config { queue_in_bytes: false, ..Default::default() }, h.link));
+        assert_eq!((q.aqm.capacity, q.aqm.limit, q.aqm.vq_limit), (1000.0, 50, 50.0));
         h.now = secs(0.5);
         h.arrive(&mut q, 1500, Ecn::NotEct);
         h.now = secs(0.502);
         h.arrive(&mut q, 40, Ecn::NotEct);
         let (vq, ct) = expected(1.0, 800.0 - 0.15, 0.002, 0.002, 1.0, 1000.0);
-        assert!(close(q.vq, vq) && close(q.virtual_capacity, ct));
+        assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct));
     }
 
     #[test]
@@ -299,7 +285,7 @@ mod tests {
         assert!(Config::default().validate().is_ok());
         let bad = [
             ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: 0, ..Default::default() }),
+            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
             ("gamma", Config { gamma: 1.5, ..Default::default() }),
             ("alpha", Config { alpha: f64::NAN, ..Default::default() }),
             ("ecnlim", Config { ecnlim: 0.0, ..Default::default() }),

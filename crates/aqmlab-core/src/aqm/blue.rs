@@ -18,9 +18,10 @@
 //! Defaults: increment 0.0025, decrement 0.00025, hold times 100 ms (the port's example script, also
 //! ns-3's BLUE defaults), limit 50 packets (ns-2 `Queue set limit_ 50`), ECN off (`setbit false`).
 
-use super::fifo::Fifo;
-use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::Seconds;
 use crate::sim::time::secs;
 use crate::sim::Time;
 use serde::Deserialize;
@@ -35,26 +36,30 @@ pub struct Config {
     /// Subtracted from `p_m` when the link goes idle (d2, 0.00025).
     pub decrement: f64,
     /// Minimum time between two increases, seconds (`ihold-time`, 0.1).
-    pub ihold: f64,
+    pub ihold: Seconds,
     /// Minimum time between two decreases, seconds (`dhold-time`, 0.1).
-    pub dhold: f64,
+    pub dhold: Seconds,
     /// Mark ECN-capable packets instead of dropping them (`setbit`).
     pub ecn: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { limit: 50, increment: 0.0025, decrement: 0.00025, ihold: 0.1, dhold: 0.1, ecn: false }
+        Config { limit: 50, increment: 0.0025, decrement: 0.00025, ihold: Seconds(0.1), dhold: Seconds(0.1), ecn: false }
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
         check::probability("increment", self.increment)?;
         check::probability("decrement", self.decrement)?;
         check::nonnegative_secs("ihold", self.ihold)?;
         check::nonnegative_secs("dhold", self.dhold)
+    }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Blue::new(self.clone(), link)))
     }
 }
 
@@ -62,7 +67,6 @@ pub struct Blue {
     cfg: Config,
     ihold: Time,
     dhold: Time,
-    fifo: Fifo,
     p_m: f64,
     last_increase: Time,
     last_decrease: Time,
@@ -71,10 +75,9 @@ pub struct Blue {
 impl Blue {
     pub fn new(cfg: Config, _link: LinkInfo) -> Self {
         Blue {
-            ihold: secs(cfg.ihold),
-            dhold: secs(cfg.dhold),
+            ihold: secs(cfg.ihold.0),
+            dhold: secs(cfg.dhold.0),
             cfg,
-            fifo: Fifo::default(),
             p_m: 0.0,
             last_increase: 0,
             last_decrease: 0,
@@ -96,37 +99,25 @@ impl Blue {
     }
 }
 
-impl QueueDisc for Blue {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+impl FifoAqm for Blue {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         if env.uniform() <= self.p_m && !env.mark_or_drop(pkt, self.cfg.ecn) {
             return;
         }
-        self.fifo.push(pkt, env.packets, env.now);
-        if self.fifo.len() >= self.cfg.limit as usize {
+        fifo.push(pkt, env.packets, env.now);
+        if fifo.len() >= self.cfg.limit as usize {
             self.increase(env.now);
-            let victim = self.fifo.pop_tail(env.packets).expect("just pushed");
+            let victim = fifo.pop_tail(env.packets).expect("just pushed");
             env.drop(victim, DropReason::Overflow);
         }
     }
 
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        let pkt = self.fifo.pop(env.packets);
+    fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        let pkt = fifo.pop(env.packets);
         if pkt.is_none() {
             self.decrease(env.now);
         }
         pkt
-    }
-
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -142,9 +133,9 @@ mod tests {
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
 
-    fn blue(cfg: Config) -> (Harness, Blue) {
+    fn blue(cfg: Config) -> (Harness, FifoQueue<Blue>) {
         let h = Harness::new(10_000_000, 0);
-        let q = Blue::new(cfg, h.link);
+        let q = FifoQueue::new(Blue::new(cfg, h.link));
         (h, q)
     }
 
@@ -166,7 +157,7 @@ mod tests {
             if raises {
                 expected += 0.0025;
             }
-            assert!((q.p_m - expected).abs() < 1e-12, "t = {t_ms} ms: p_m {} != {expected}", q.p_m);
+            assert!((q.aqm.p_m - expected).abs() < 1e-12, "t = {t_ms} ms: p_m {} != {expected}", q.aqm.p_m);
         }
         assert_eq!(q.len_packets(), 2, "at most limit - 1 wait");
     }
@@ -174,7 +165,7 @@ mod tests {
     #[test]
     fn idle_link_lowers_p_m_at_most_once_per_dhold_and_stops_at_zero() {
         let (mut h, mut q) = blue(Config::default());
-        q.p_m = 0.01;
+        q.aqm.p_m = 0.01;
         let mut expected = 0.01;
         for (t_ms, lowers) in [(50, false), (110, true), (200, false), (211, true), (400, true)] {
             h.now = t_ms * NS_PER_MS;
@@ -182,27 +173,27 @@ mod tests {
             if lowers {
                 expected -= 0.00025;
             }
-            assert!((q.p_m - expected).abs() < 1e-12, "t = {t_ms} ms");
+            assert!((q.aqm.p_m - expected).abs() < 1e-12, "t = {t_ms} ms");
         }
         // A departure that finds a packet is not an idle event.
         h.arrive(&mut q, 500, Ecn::NotEct);
         h.now = 1000 * NS_PER_MS;
         assert!(h.depart(&mut q).is_some());
-        assert!((q.p_m - expected).abs() < 1e-12);
-        q.p_m = 0.0001;
+        assert!((q.aqm.p_m - expected).abs() < 1e-12);
+        q.aqm.p_m = 0.0001;
         assert_eq!(h.depart(&mut q), None);
-        assert_eq!(q.p_m, 0.0);
+        assert_eq!(q.aqm.p_m, 0.0);
     }
 
     #[test]
     fn early_test_drops_or_marks_every_arrival_when_p_m_is_one() {
         let (mut h, mut q) = blue(Config::default());
-        q.p_m = 1.0;
+        q.aqm.p_m = 1.0;
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
         assert_eq!(q.len_packets(), 0);
 
         let (mut h, mut q) = blue(Config { ecn: true, ..Default::default() });
-        q.p_m = 1.0;
+        q.aqm.p_m = 1.0;
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert_eq!(q.len_packets(), 1, "a marked packet is queued");
         assert!(matches!(
@@ -222,24 +213,12 @@ mod tests {
     }
 
     #[test]
-    fn registered_under_kind_blue() {
-        let c: crate::aqm::QueueConfig =
-            toml::from_str("kind = \"blue\"\nlimit = 90\nincrement = 0.02\necn = true").unwrap();
-        assert!(matches!(c, crate::aqm::QueueConfig::Blue(_)));
-        assert_eq!(c.name(), "blue");
-        assert!(c.validate().is_ok());
-        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
-        assert_eq!(q.len_packets(), 0);
-        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"blue\"\nbogus = 1").is_err());
-    }
-
-    #[test]
     fn validate_rejects_nonsense() {
         assert!(Config::default().validate().is_ok());
         assert_eq!(Config { limit: 0, ..Default::default() }.validate().unwrap_err().0, "limit");
         assert_eq!(Config { increment: 2.0, ..Default::default() }.validate().unwrap_err().0, "increment");
         assert_eq!(Config { decrement: -0.1, ..Default::default() }.validate().unwrap_err().0, "decrement");
-        assert_eq!(Config { ihold: -1.0, ..Default::default() }.validate().unwrap_err().0, "ihold");
-        assert_eq!(Config { dhold: f64::NAN, ..Default::default() }.validate().unwrap_err().0, "dhold");
+        assert_eq!(Config { ihold: Seconds(-1.0), ..Default::default() }.validate().unwrap_err().0, "ihold");
+        assert_eq!(Config { dhold: Seconds(f64::NAN), ..Default::default() }.validate().unwrap_err().0, "dhold");
     }
 }

@@ -1,5 +1,7 @@
 //! Small parameter checks shared by the disciplines' `validate()`; each returns `(field, expected)`.
 
+use crate::scenario::units::{Bytes, Seconds};
+
 type Check = Result<(), (String, String)>;
 
 /// `ok`, or the error naming `field` and what was `expected`.
@@ -11,14 +13,14 @@ pub fn ensure(ok: bool, field: &str, expected: &str) -> Check {
     }
 }
 
-/// A finite duration in seconds, strictly positive.
-pub fn positive_secs(field: &str, v: f64) -> Check {
-    ensure(v.is_finite() && v > 0.0, field, "a positive duration in seconds")
+/// A finite duration, strictly positive.
+pub fn positive_secs(field: &str, v: Seconds) -> Check {
+    ensure(v.0.is_finite() && v.0 > 0.0, field, "a positive duration in seconds")
 }
 
-/// A finite duration in seconds, zero allowed.
-pub fn nonnegative_secs(field: &str, v: f64) -> Check {
-    ensure(v.is_finite() && v >= 0.0, field, "a duration in seconds, zero or more")
+/// A finite duration, zero allowed.
+pub fn nonnegative_secs(field: &str, v: Seconds) -> Check {
+    ensure(v.0.is_finite() && v.0 >= 0.0, field, "a duration in seconds, zero or more")
 }
 
 /// A probability in [0, 1].
@@ -36,9 +38,20 @@ pub fn nonnegative(field: &str, v: f64) -> Check {
     ensure(v.is_finite() && v >= 0.0, field, "a finite number, zero or more")
 }
 
-/// A count or size of at least 1.
+/// A count of at least 1.
 pub fn at_least_one(field: &str, v: u32) -> Check {
     ensure(v >= 1, field, "an integer of at least 1")
+}
+
+/// A size of at least one byte, small enough that the disciplines' byte arithmetic cannot overflow.
+pub fn size(field: &str, v: Bytes) -> Check {
+    ensure((1..=u32::MAX as u64).contains(&v.0), field, "a positive size in bytes, below 4 GiB")
+}
+
+/// ns-2's buffer parameters: `limit` packets of `mean_pktsize` bytes.
+pub fn ns2_buffer(limit: u32, mean_pktsize: Bytes) -> Check {
+    ensure(limit > 0, "limit", "a buffer of at least 1 packet")?;
+    size("mean_pktsize", mean_pktsize)
 }
 
 #[cfg(test)]
@@ -47,15 +60,20 @@ mod tests {
 
     #[test]
     fn checks_reject_nonsense() {
-        assert!(positive_secs("t", 0.0).is_err());
-        assert!(positive_secs("t", f64::NAN).is_err());
-        assert!(positive_secs("t", 0.1).is_ok());
-        assert!(nonnegative_secs("t", 0.0).is_ok());
-        assert!(nonnegative_secs("t", -1e-9).is_err());
+        assert!(positive_secs("t", Seconds(0.0)).is_err());
+        assert!(positive_secs("t", Seconds(f64::NAN)).is_err());
+        assert!(positive_secs("t", Seconds(0.1)).is_ok());
+        assert!(nonnegative_secs("t", Seconds(0.0)).is_ok());
+        assert!(nonnegative_secs("t", Seconds(-1e-9)).is_err());
         assert!(probability("p", 1.5).is_err());
         assert!(probability("p", f64::NAN).is_err());
         assert!(nonnegative("x", f64::INFINITY).is_err());
         assert!(positive("x", 0.0).is_err());
         assert_eq!(at_least_one("limit", 0), Err(("limit".into(), "an integer of at least 1".into())));
+        assert!(size("mtu", Bytes(0)).is_err());
+        assert!(size("mtu", Bytes(1 << 32)).is_err());
+        assert!(size("mtu", Bytes(1500)).is_ok());
+        assert_eq!(ns2_buffer(0, Bytes(500)).unwrap_err().0, "limit");
+        assert_eq!(ns2_buffer(50, Bytes(0)).unwrap_err().0, "mean_pktsize");
     }
 }

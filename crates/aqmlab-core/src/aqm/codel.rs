@@ -23,9 +23,10 @@
 //!
 //! The per-queue state machine is [`CodelState`], reused per flow by FQ-CoDel.
 
-use super::fifo::Fifo;
-use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
 use crate::sim::Time;
 use serde::Deserialize;
@@ -34,11 +35,11 @@ use serde::Deserialize;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Acceptable standing sojourn time, seconds (TARGET, 0.005).
-    pub target: f64,
+    pub target: Seconds,
     /// Sliding window over which the sojourn must stay above target, seconds (INTERVAL, 0.1).
-    pub interval: f64,
+    pub interval: Seconds,
     /// MAXPACKET: no drop while at most this many bytes are queued (one MTU, 1500).
-    pub mtu: u32,
+    pub mtu: Bytes,
     /// Buffer size in packets (1000); arrivals beyond it are tail-dropped.
     pub limit: u32,
     /// Mark ECN-capable packets instead of dropping them.
@@ -47,26 +48,32 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { target: 0.005, interval: 0.1, mtu: 1500, limit: 1000, ecn: false }
+        Config { target: Seconds(0.005), interval: Seconds(0.1), mtu: Bytes(1500), limit: 1000, ecn: false }
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
         validate_law(self.target, self.interval, self.mtu)?;
         check::at_least_one("limit", self.limit)
     }
 
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Codel::new(self.clone(), link)))
+    }
+}
+
+impl Config {
     fn params(&self) -> CodelParams {
         CodelParams::new(self.target, self.interval, self.mtu, self.ecn)
     }
 }
 
 /// Checks the control-law parameters shared by CoDel and FQ-CoDel.
-pub(crate) fn validate_law(target: f64, interval: f64, mtu: u32) -> Result<(), (String, String)> {
+pub(crate) fn validate_law(target: Seconds, interval: Seconds, mtu: Bytes) -> Result<(), (String, String)> {
     check::positive_secs("target", target)?;
     check::positive_secs("interval", interval)?;
-    check::at_least_one("mtu", mtu)
+    check::size("mtu", mtu)
 }
 
 /// CoDel's constants in simulation units.
@@ -79,8 +86,8 @@ pub(crate) struct CodelParams {
 }
 
 impl CodelParams {
-    pub fn new(target: f64, interval: f64, mtu: u32, ecn: bool) -> Self {
-        CodelParams { target: secs(target), interval: secs(interval), mtu: mtu as u64, ecn }
+    pub fn new(target: Seconds, interval: Seconds, mtu: Bytes, ecn: bool) -> Self {
+        CodelParams { target: secs(target.0), interval: secs(interval.0), mtu: mtu.0, ecn }
     }
 
     /// `t + interval / sqrt(count)`.
@@ -174,7 +181,6 @@ impl CodelState {
 pub struct Codel {
     limit: usize,
     params: CodelParams,
-    fifo: Fifo,
     state: CodelState,
 }
 
@@ -183,31 +189,27 @@ impl Codel {
         Codel {
             limit: cfg.limit as usize,
             params: cfg.params(),
-            fifo: Fifo::default(),
             state: CodelState::default(),
         }
     }
 }
 
-impl QueueDisc for Codel {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
-        if self.fifo.len() >= self.limit {
+impl FifoAqm for Codel {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
+        if fifo.len() >= self.limit {
             env.drop(pkt, DropReason::Overflow);
         } else {
-            self.fifo.push(pkt, env.packets, env.now);
+            fifo.push(pkt, env.packets, env.now);
         }
     }
 
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        self.state.dequeue(&self.params, &mut self.fifo, env)
+    fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        self.state.dequeue(&self.params, fifo, env)
     }
 
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+    /// CoDel drops at the head when it dequeues.
+    fn departs_in_arrival_order(&self) -> bool {
+        false
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -227,7 +229,7 @@ mod tests {
 
     /// Dequeues once per millisecond over `[from_ms, to_ms)` and returns the instants (ms) at which
     /// CoDel dropped or marked, with the action.
-    fn run(h: &mut Harness, q: &mut Codel, from_ms: u64, to_ms: u64) -> Vec<(u64, QueueAction)> {
+    fn run(h: &mut Harness, q: &mut FifoQueue<Codel>, from_ms: u64, to_ms: u64) -> Vec<(u64, QueueAction)> {
         let mut events = Vec::new();
         for t in from_ms..to_ms {
             h.now = t * MS;
@@ -237,9 +239,9 @@ mod tests {
         events
     }
 
-    fn standing_queue(n: usize, ecn: Ecn, cfg: Config) -> (Harness, Codel) {
+    fn standing_queue(n: usize, ecn: Ecn, cfg: Config) -> (Harness, FifoQueue<Codel>) {
         let mut h = Harness::new(10_000_000, 0);
-        let mut q = Codel::new(cfg, h.link);
+        let mut q = FifoQueue::new(Codel::new(cfg, h.link));
         for _ in 0..n {
             assert!(h.arrive(&mut q, 1500, ecn).is_none());
         }
@@ -271,7 +273,7 @@ mod tests {
         let times: Vec<u64> = events.iter().map(|e| e.0).collect();
         assert_eq!(times, expected);
         assert!(events.iter().all(|e| matches!(e.1, QueueAction::Dropped(_, DropReason::Early))));
-        assert_eq!(q.state.count as usize, expected.len());
+        assert_eq!(q.aqm.state.count as usize, expected.len());
         // The first drop is the head at 105 ms: packet 104 (packets 0..=103 left at 1..=104 ms).
         assert_eq!(events[0].1, QueueAction::Dropped(104, DropReason::Early));
     }
@@ -283,11 +285,11 @@ mod tests {
         let events = run(&mut h, &mut q, 1, 350);
         assert_eq!(events.len(), 4);
         let drop_next = 205 * MS + step(2) + step(3) + step(4);
-        assert_eq!(q.state.drop_next, drop_next);
+        assert_eq!(q.aqm.state.drop_next, drop_next);
         // Drain at 350 ms: the queue ends with one MTU or less, which leaves the dropping state.
         h.now = 350 * MS;
         while h.depart(&mut q).is_some() {}
-        assert!(!q.state.dropping);
+        assert!(!q.aqm.state.dropping);
         // A fresh standing queue from 350 ms: sojourn reaches 5 ms at 355 ms, so entry at 455 ms with
         // count = delta = 4 - 1 = 3 (455 - 384.4 ms < 1.6 s), next drop at 455 + 100/sqrt(3) ms.
         for _ in 0..300 {
@@ -300,7 +302,7 @@ mod tests {
         let times: Vec<u64> = events.iter().map(|e| e.0).collect();
         assert_eq!(times, vec![455, second.div_ceil(MS), third.div_ceil(MS)]);
         assert_eq!(&times[1..], &[513, 563]);
-        assert_eq!(q.state.lastcount, 3);
+        assert_eq!(q.aqm.state.lastcount, 3);
     }
 
     #[test]
@@ -351,7 +353,7 @@ mod tests {
         let (mut h, mut q) = standing_queue(2, Ecn::NotEct, Config::default());
         h.now = 1000 * MS;
         assert_eq!(h.depart(&mut q), Some(0));
-        assert_eq!(q.state.first_above_time, None);
+        assert_eq!(q.aqm.state.first_above_time, None);
         assert_eq!(h.depart(&mut q), Some(1));
         assert_eq!(h.depart(&mut q), None);
         assert!(h.actions.is_empty());
@@ -365,23 +367,11 @@ mod tests {
     }
 
     #[test]
-    fn registered_under_kind_codel() {
-        let c: crate::aqm::QueueConfig =
-            toml::from_str("kind = \"codel\"\ntarget = 0.01\nlimit = 500").unwrap();
-        assert!(matches!(c, crate::aqm::QueueConfig::Codel(_)));
-        assert_eq!(c.name(), "codel");
-        assert!(c.validate().is_ok());
-        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
-        assert_eq!(q.len_packets(), 0);
-        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"codel\"\nbogus = 1").is_err());
-    }
-
-    #[test]
     fn validate_rejects_nonsense() {
         assert!(Config::default().validate().is_ok());
-        assert_eq!(Config { target: 0.0, ..Default::default() }.validate().unwrap_err().0, "target");
-        assert_eq!(Config { interval: -1.0, ..Default::default() }.validate().unwrap_err().0, "interval");
-        assert_eq!(Config { mtu: 0, ..Default::default() }.validate().unwrap_err().0, "mtu");
+        assert_eq!(Config { target: Seconds(0.0), ..Default::default() }.validate().unwrap_err().0, "target");
+        assert_eq!(Config { interval: Seconds(-1.0), ..Default::default() }.validate().unwrap_err().0, "interval");
+        assert_eq!(Config { mtu: Bytes(0), ..Default::default() }.validate().unwrap_err().0, "mtu");
         assert_eq!(Config { limit: 0, ..Default::default() }.validate().unwrap_err().0, "limit");
     }
 }

@@ -4,9 +4,10 @@
 //! `limit` are in the system counting the one on the wire. Byte mode drops when
 //! `waiting_bytes + size >= limit * mean_pktsize`.
 
-use super::fifo::Fifo;
-use super::{buffer_limit, DropReason, FifoBuffer, LinkInfo, QueueDisc, QueueEnv};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{buffer_limit, check, DisciplineConfig, DropReason, FifoBuffer, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::Bytes;
 use serde::Deserialize;
 
 #[derive(Clone, Debug, Deserialize)]
@@ -17,74 +18,61 @@ pub struct Config {
     /// Limit the queue in bytes, `limit * mean_pktsize` (ns-2 `queue_in_bytes_`).
     pub bytes: bool,
     /// Bytes per packet when converting `limit` to bytes (ns-2 `mean_pktsize_`, 500).
-    pub mean_pktsize: u32,
+    pub mean_pktsize: Bytes,
     /// Drop the head packet instead of the arrival (ns-2 `drop_front_`).
     pub drop_front: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { limit: 50, bytes: false, mean_pktsize: 500, drop_front: false }
+        Config { limit: 50, bytes: false, mean_pktsize: Bytes(500), drop_front: false }
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        if self.limit == 0 {
-            return Err(("limit".into(), "a buffer of at least 1 packet".into()));
-        }
-        if self.mean_pktsize == 0 {
-            return Err(("mean_pktsize".into(), "a positive size in bytes".into()));
-        }
-        Ok(())
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check::ns2_buffer(self.limit, self.mean_pktsize)
+    }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(DropTail::new(self.clone(), link)))
     }
 }
 
 pub struct DropTail {
     cfg: Config,
-    fifo: Fifo,
 }
 
 impl DropTail {
     pub fn new(cfg: Config, _link: LinkInfo) -> Self {
-        DropTail { cfg, fifo: Fifo::default() }
+        DropTail { cfg }
     }
 
     fn buffer(&self) -> FifoBuffer {
         FifoBuffer {
-            limit: buffer_limit(self.cfg.limit, self.cfg.bytes, self.cfg.mean_pktsize),
+            limit: buffer_limit(self.cfg.limit, self.cfg.bytes, self.cfg.mean_pktsize.0),
             in_bytes: self.cfg.bytes,
         }
     }
 
-    fn full(&self, arriving_size: u32) -> bool {
-        self.buffer().overflows(self.fifo.len() as u64, self.fifo.bytes(), arriving_size)
-    }
 }
 
-impl QueueDisc for DropTail {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
-        if !self.full(env.size(pkt)) {
-            self.fifo.push(pkt, env.packets, env.now);
-        } else if self.cfg.drop_front && !self.fifo.is_empty() {
-            let victim = self.fifo.pop(env.packets).expect("non-empty");
+impl FifoAqm for DropTail {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
+        if !self.buffer().overflows(fifo.len() as u64, fifo.bytes(), env.size(pkt)) {
+            fifo.push(pkt, env.packets, env.now);
+        } else if self.cfg.drop_front && !fifo.is_empty() {
+            let victim = fifo.pop(env.packets).expect("non-empty");
             env.drop(victim, DropReason::Overflow);
-            self.fifo.push(pkt, env.packets, env.now);
+            fifo.push(pkt, env.packets, env.now);
         } else {
             env.drop(pkt, DropReason::Overflow);
         }
     }
 
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        self.fifo.pop(env.packets)
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
+    /// With `drop_front` an arrival can push out a waiting packet.
+    fn departs_in_arrival_order(&self) -> bool {
+        false
     }
 
     fn plain_fifo(&self) -> Option<FifoBuffer> {
@@ -102,7 +90,7 @@ mod tests {
     #[test]
     fn packet_mode_holds_limit_minus_one_waiting() {
         let mut h = Harness::new(10_000_000, 0);
-        let mut q = DropTail::new(Config { limit: 5, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(DropTail::new(Config { limit: 5, ..Default::default() }, h.link));
         let verdicts: Vec<_> = (0..6).map(|_| h.arrive(&mut q, 1000, Ecn::NotEct)).collect();
         assert!(verdicts[..4].iter().all(|v| v.is_none()));
         assert!(matches!(verdicts[4], Some(QueueAction::Dropped(_, DropReason::Overflow))));
@@ -117,7 +105,7 @@ mod tests {
     fn byte_mode_limit_is_limit_times_mean_pktsize() {
         let mut h = Harness::new(10_000_000, 0);
         let mut q =
-            DropTail::new(Config { limit: 3, bytes: true, mean_pktsize: 1000, ..Default::default() }, h.link);
+            FifoQueue::new(DropTail::new(Config { limit: 3, bytes: true, mean_pktsize: Bytes(1000), ..Default::default() }, h.link));
         // 3000-byte budget: 1000 + 1500 = 2500 accepted, another 500 would reach 3000 >= 3000 and is dropped.
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 1500, Ecn::NotEct).is_none());
@@ -130,19 +118,19 @@ mod tests {
     fn plain_fifo_buffer_is_the_drop_tail_rule() {
         let h = Harness::new(10_000_000, 0);
         let bytes =
-            DropTail::new(Config { limit: 3, bytes: true, mean_pktsize: 1000, ..Default::default() }, h.link);
+            FifoQueue::new(DropTail::new(Config { limit: 3, bytes: true, mean_pktsize: Bytes(1000), ..Default::default() }, h.link));
         assert_eq!(bytes.plain_fifo(), Some(FifoBuffer { limit: 3000, in_bytes: true }));
-        let packets = DropTail::new(Config { limit: 5, ..Default::default() }, h.link);
+        let packets = FifoQueue::new(DropTail::new(Config { limit: 5, ..Default::default() }, h.link));
         let buf = packets.plain_fifo().unwrap();
         assert!(!buf.overflows(3, 0, 1500) && buf.overflows(4, 0, 40));
-        let front = DropTail::new(Config { drop_front: true, ..Default::default() }, h.link);
+        let front = FifoQueue::new(DropTail::new(Config { drop_front: true, ..Default::default() }, h.link));
         assert_eq!(front.plain_fifo(), None);
     }
 
     #[test]
     fn drop_front_drops_the_head() {
         let mut h = Harness::new(10_000_000, 0);
-        let mut q = DropTail::new(Config { limit: 3, drop_front: true, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(DropTail::new(Config { limit: 3, drop_front: true, ..Default::default() }, h.link));
         for _ in 0..3 {
             h.arrive(&mut q, 100, Ecn::NotEct);
         }

@@ -1,5 +1,7 @@
-//! The packet FIFO shared by the single-queue disciplines, with its byte count.
+//! The packet FIFO shared by the disciplines, with its byte count, and [`FifoQueue`], the plumbing of
+//! every discipline that keeps its packets in a single FIFO.
 
+use super::{FifoBuffer, QueueDisc, QueueEnv};
 use crate::net::{PacketArena, PacketId};
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -55,5 +57,89 @@ impl Fifo {
         } else {
             self.q.len() as u64
         }
+    }
+}
+
+/// The decisions of a discipline whose waiting packets all stand in one [`Fifo`]. [`FifoQueue`] owns
+/// that FIFO and answers the link's questions about it (as ns-3's `QueueDisc` owns its internal queue
+/// and its subclasses only decide), so an algorithm implements only what is its own.
+pub trait FifoAqm: Send {
+    /// Stores the arrival in `fifo`, marks it, or drops it (or another packet).
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv);
+    /// The next packet to send, `None` when the link goes idle: the head unless the algorithm acts here.
+    fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        fifo.pop(env.packets)
+    }
+    /// Period of the algorithm's periodic update (PI, REM, PIE sampling), if it has one; the first
+    /// update runs one period after the start.
+    fn update_period(&self) -> Option<Time> {
+        None
+    }
+    /// The periodic update, on the queue as it stands.
+    fn update(&mut self, _fifo: &Fifo) {}
+    /// [`QueueDisc::departs_in_arrival_order`]. True for most FIFO algorithms; an algorithm whose
+    /// `dequeue` drops, or whose `enqueue` drops a waiting packet instead of the arrival, says false.
+    fn departs_in_arrival_order(&self) -> bool {
+        true
+    }
+    /// [`QueueDisc::plain_fifo`].
+    fn plain_fifo(&self) -> Option<FifoBuffer> {
+        None
+    }
+    /// [`QueueDisc::state`].
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// A single-FIFO discipline: the FIFO and the algorithm that decides over it.
+pub struct FifoQueue<A> {
+    pub(crate) fifo: Fifo,
+    pub(crate) aqm: A,
+}
+
+impl<A: FifoAqm> FifoQueue<A> {
+    pub fn new(aqm: A) -> Self {
+        FifoQueue { fifo: Fifo::default(), aqm }
+    }
+}
+
+impl<A: FifoAqm> QueueDisc for FifoQueue<A> {
+    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+        self.aqm.enqueue(pkt, &mut self.fifo, env);
+    }
+
+    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
+        self.aqm.dequeue(&mut self.fifo, env)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn first_timer(&self) -> Option<Time> {
+        self.aqm.update_period()
+    }
+
+    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
+        let period = self.aqm.update_period()?;
+        self.aqm.update(&self.fifo);
+        Some(env.now + period)
+    }
+
+    fn plain_fifo(&self) -> Option<FifoBuffer> {
+        self.aqm.plain_fifo()
+    }
+
+    fn departs_in_arrival_order(&self) -> bool {
+        self.aqm.departs_in_arrival_order()
+    }
+
+    fn state(&self) -> Vec<(&'static str, f64)> {
+        self.aqm.state()
     }
 }

@@ -23,8 +23,9 @@
 
 use super::codel::{validate_law, CodelParams, CodelState};
 use super::fifo::Fifo;
-use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::{Bytes, Seconds};
 use serde::Deserialize;
 use std::collections::VecDeque;
 
@@ -34,17 +35,17 @@ pub struct Config {
     /// Number of flow buckets (1024).
     pub flows: u32,
     /// DRR quantum in bytes (1514: one Ethernet MTU with header).
-    pub quantum: u32,
+    pub quantum: Bytes,
     /// Total packets over all buckets (10240).
     pub limit: u32,
     /// Most packets dropped from the fattest bucket per overflow (64).
     pub drop_batch: u32,
     /// CoDel target, seconds (0.005).
-    pub target: f64,
+    pub target: Seconds,
     /// CoDel interval, seconds (0.1).
-    pub interval: f64,
+    pub interval: Seconds,
     /// CoDel MAXPACKET, bytes (1500).
-    pub mtu: u32,
+    pub mtu: Bytes,
     /// Mark ECN-capable packets instead of dropping them (on).
     pub ecn: bool,
 }
@@ -53,24 +54,28 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             flows: 1024,
-            quantum: 1514,
+            quantum: Bytes(1514),
             limit: 10240,
             drop_batch: 64,
-            target: 0.005,
-            interval: 0.1,
-            mtu: 1500,
+            target: Seconds(0.005),
+            interval: Seconds(0.1),
+            mtu: Bytes(1500),
             ecn: true,
         }
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("flows", self.flows)?;
-        check::at_least_one("quantum", self.quantum)?;
+        check::size("quantum", self.quantum)?;
         check::at_least_one("limit", self.limit)?;
         check::at_least_one("drop_batch", self.drop_batch)?;
         validate_law(self.target, self.interval, self.mtu)
+    }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FqCodel::new(self.clone(), link))
     }
 }
 
@@ -120,7 +125,7 @@ impl FqCodel {
             })
             .collect();
         FqCodel {
-            quantum: cfg.quantum as i64,
+            quantum: cfg.quantum.0 as i64,
             limit: cfg.limit as usize,
             drop_batch: cfg.drop_batch as usize,
             params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn),
@@ -377,26 +382,14 @@ mod tests {
     }
 
     #[test]
-    fn registered_under_kind_fq_codel() {
-        let c: crate::aqm::QueueConfig =
-            toml::from_str("kind = \"fq_codel\"\nflows = 64\necn = false").unwrap();
-        assert!(matches!(c, crate::aqm::QueueConfig::FqCodel(_)));
-        assert_eq!(c.name(), "fq_codel");
-        assert!(c.validate().is_ok());
-        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
-        assert_eq!(q.len_packets(), 0);
-        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"fq_codel\"\nbogus = 1").is_err());
-    }
-
-    #[test]
     fn validate_rejects_nonsense() {
         assert!(Config::default().validate().is_ok());
         let bad = |c: Config| c.validate().unwrap_err().0;
         assert_eq!(bad(Config { flows: 0, ..Default::default() }), "flows");
-        assert_eq!(bad(Config { quantum: 0, ..Default::default() }), "quantum");
+        assert_eq!(bad(Config { quantum: Bytes(0), ..Default::default() }), "quantum");
         assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
         assert_eq!(bad(Config { drop_batch: 0, ..Default::default() }), "drop_batch");
-        assert_eq!(bad(Config { target: -0.005, ..Default::default() }), "target");
-        assert_eq!(bad(Config { mtu: 0, ..Default::default() }), "mtu");
+        assert_eq!(bad(Config { target: Seconds(-0.005), ..Default::default() }), "target");
+        assert_eq!(bad(Config { mtu: Bytes(0), ..Default::default() }), "mtu");
     }
 }

@@ -10,24 +10,16 @@
 //! [`QueueEnv::drop`] and [`QueueEnv::mark`], and the link keeps the per-class counters.
 //!
 //! Adding an algorithm: write `aqm/<name>.rs` with a `Config` (serde, ns-2/RFC defaults in `Default`)
-//! and a type implementing [`QueueDisc`], then add one variant to [`QueueConfig`] and one arm to each of
-//! [`QueueConfig::build`], [`QueueConfig::name`] and [`QueueConfig::validate`].
+//! implementing [`DisciplineConfig`] and a type implementing [`fifo::FifoAqm`] (one FIFO, wrapped in
+//! [`fifo::FifoQueue`]) or [`QueueDisc`]; then add one line to `registry!` below.
 
-pub mod an_aqm;
-pub mod avq;
-pub mod blue;
 pub(crate) mod check;
-pub mod codel;
-pub mod droptail;
 pub mod fifo;
-pub mod fq_codel;
-pub mod pi;
-pub mod pie;
-pub mod red;
-pub mod rem;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::sim::{Rng, Time};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 /// The link a discipline serves: what ns-2's queues read from their attached link.
@@ -122,15 +114,15 @@ impl QueueEnv<'_> {
 
 /// ns-2's per-packet byte scaling of a drop/mark probability (`bytes_` in RED and PI, `qib_` in REM):
 /// `p · size / mean_pktsize`, capped at 1, so small packets (ACKs, SYNs) are selected less often.
-pub fn byte_scaled(p: f64, size: u32, mean_pktsize: u32) -> f64 {
+pub fn byte_scaled(p: f64, size: u32, mean_pktsize: u64) -> f64 {
     (p * size as f64 / mean_pktsize as f64).min(1.0)
 }
 
 /// A buffer limit in the unit the queue is measured in: `limit` packets, or `limit · mean_pktsize`
 /// bytes in ns-2's "queue in bytes" mode.
-pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u32) -> u64 {
+pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u64) -> u64 {
     if in_bytes {
-        limit as u64 * mean_pktsize as u64
+        limit as u64 * mean_pktsize
     } else {
         limit as u64
     }
@@ -190,26 +182,123 @@ pub trait QueueDisc: Send {
     }
 }
 
-/// A queue discipline as written in a scenario: `queue = { kind = "red", limit = 200, ... }`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum QueueConfig {
-    #[serde(rename = "droptail", alias = "dt", alias = "drop_tail")]
-    DropTail(droptail::Config),
+/// What a discipline's `Config` gives the registry below.
+pub trait DisciplineConfig {
+    /// Checks parameter ranges; the error names the offending field and says what was expected.
+    fn validate(&self) -> Result<(), (String, String)>;
+    /// Builds the discipline for a link.
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc>;
+    /// The name for tables and file names when the kind is not specific enough (Adaptive RED: "ared").
+    fn variant_name(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// Declares the disciplines' modules and defines [`QueueConfig`] from the registry: one line per
+/// discipline, `Variant(module) = "kind"`, with `| "alias"` for each other accepted spelling of the kind.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident($module:ident) = $kind:tt $(| $alias:tt)*;)*) => {
+        $(pub mod $module;)*
+
+        /// A queue discipline as written in a scenario: `queue = { kind = "red", limit = 200, ... }`.
+        #[derive(Clone, Debug)]
+        pub enum QueueConfig {
+            $($(#[$doc])* $variant($module::Config),)*
+        }
+
+        /// Every accepted spelling of `kind`.
+        const KINDS: &[&str] = &[$($kind, $($alias,)*)*];
+
+        impl QueueConfig {
+            /// Reads the fields of a discipline of `kind` (an entry of [`KINDS`]) from `fields`.
+            fn read<'de, D: Deserializer<'de>>(kind: &str, fields: D) -> Result<Self, D::Error> {
+                match kind {
+                    $($kind $(| $alias)* => $module::Config::deserialize(fields).map(QueueConfig::$variant),)*
+                    _ => Err(de::Error::unknown_variant(kind, KINDS)),
+                }
+            }
+
+            fn config(&self) -> &dyn DisciplineConfig {
+                match self {
+                    $(QueueConfig::$variant(c) => c,)*
+                }
+            }
+
+            fn kind(&self) -> &'static str {
+                match self {
+                    $(QueueConfig::$variant(_) => $kind,)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// Drop-tail FIFO, ns-2 `Queue/DropTail`.
+    DropTail(droptail) = "droptail" | "dt" | "drop_tail";
     /// RED, and Adaptive RED with `adaptive = true`, ns-2 `Queue/RED`.
-    Red(red::Config),
+    Red(red) = "red";
     /// PI controller, ns-2 `Queue/PI`.
-    Pi(pi::Config),
+    Pi(pi) = "pi";
     /// Random Exponential Marking, ns-2 `Queue/REM`.
-    Rem(rem::Config),
+    Rem(rem) = "rem";
     /// Adaptive Virtual Queue, ns-2 `Queue/Vq`.
-    #[serde(alias = "vq")]
-    Avq(avq::Config),
-    Blue(blue::Config),
-    AnAqm(an_aqm::Config),
-    Pie(pie::Config),
-    Codel(codel::Config),
-    FqCodel(fq_codel::Config),
+    Avq(avq) = "avq" | "vq";
+    Blue(blue) = "blue";
+    AnAqm(an_aqm) = "an_aqm";
+    Pie(pie) = "pie";
+    Codel(codel) = "codel";
+    FqCodel(fq_codel) = "fq_codel";
+}
+
+/// `kind` comes first in almost every scenario (`{ kind = "red", ... }`): the fields after it are read
+/// straight from the scenario, so an error names the field (`links[0].queue.interval: ...`). Fields
+/// written before `kind` are gathered first and read once the kind is known.
+impl<'de> Deserialize<'de> for QueueConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Table;
+        impl<'de> Visitor<'de> for Table {
+            type Value = QueueConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a queue discipline such as { kind = \"red\", limit = 200 }")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<QueueConfig, A::Error> {
+                let mut before = toml::Table::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "kind" {
+                        let kind = map.next_value_seed(Kind)?;
+                        if before.is_empty() {
+                            return QueueConfig::read(&kind, MapAccessDeserializer::new(map));
+                        }
+                        while let Some((k, v)) = map.next_entry::<String, toml::Value>()? {
+                            before.insert(k, v);
+                        }
+                        return QueueConfig::read(&kind, toml::Value::Table(before))
+                            .map_err(|e| de::Error::custom(e.message()));
+                    }
+                    before.insert(key, map.next_value()?);
+                }
+                Err(de::Error::missing_field("kind"))
+            }
+        }
+        d.deserialize_map(Table)
+    }
+}
+
+/// The value of `kind`, checked against the registry where it is read, so an unknown kind is reported
+/// at `....queue.kind`.
+struct Kind;
+
+impl<'de> DeserializeSeed<'de> for Kind {
+    type Value = String;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        let kind = String::deserialize(d)?;
+        if KINDS.contains(&kind.as_str()) {
+            Ok(kind)
+        } else {
+            Err(de::Error::unknown_variant(&kind, KINDS))
+        }
+    }
 }
 
 impl Default for QueueConfig {
@@ -221,51 +310,17 @@ impl Default for QueueConfig {
 impl QueueConfig {
     /// Builds the discipline for a link.
     pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        match self {
-            QueueConfig::DropTail(c) => Box::new(droptail::DropTail::new(c.clone(), link)),
-            QueueConfig::Red(c) => Box::new(red::Red::new(c.clone(), link)),
-            QueueConfig::Pi(c) => Box::new(pi::Pi::new(c.clone(), link)),
-            QueueConfig::Rem(c) => Box::new(rem::Rem::new(c.clone(), link)),
-            QueueConfig::Avq(c) => Box::new(avq::Avq::new(c.clone(), link)),
-            QueueConfig::Blue(c) => Box::new(blue::Blue::new(c.clone(), link)),
-            QueueConfig::AnAqm(c) => Box::new(an_aqm::AnAqm::new(c.clone(), link)),
-            QueueConfig::Pie(c) => Box::new(pie::Pie::new(c.clone(), link)),
-            QueueConfig::Codel(c) => Box::new(codel::Codel::new(c.clone(), link)),
-            QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c.clone(), link)),
-        }
+        self.config().build(link)
     }
 
     /// Short name for tables and file names.
     pub fn name(&self) -> &'static str {
-        match self {
-            QueueConfig::DropTail(_) => "droptail",
-            QueueConfig::Red(c) if c.adaptive => "ared",
-            QueueConfig::Red(_) => "red",
-            QueueConfig::Pi(_) => "pi",
-            QueueConfig::Rem(_) => "rem",
-            QueueConfig::Avq(_) => "avq",
-            QueueConfig::Blue(_) => "blue",
-            QueueConfig::AnAqm(_) => "an_aqm",
-            QueueConfig::Pie(_) => "pie",
-            QueueConfig::Codel(_) => "codel",
-            QueueConfig::FqCodel(_) => "fq_codel",
-        }
+        self.config().variant_name().unwrap_or(self.kind())
     }
 
     /// Checks parameter ranges; the error names the offending field.
     pub fn validate(&self) -> Result<(), (String, String)> {
-        match self {
-            QueueConfig::DropTail(c) => c.validate(),
-            QueueConfig::Red(c) => c.validate(),
-            QueueConfig::Pi(c) => c.validate(),
-            QueueConfig::Rem(c) => c.validate(),
-            QueueConfig::Avq(c) => c.validate(),
-            QueueConfig::Blue(c) => c.validate(),
-            QueueConfig::AnAqm(c) => c.validate(),
-            QueueConfig::Pie(c) => c.validate(),
-            QueueConfig::Codel(c) => c.validate(),
-            QueueConfig::FqCodel(c) => c.validate(),
-        }
+        self.config().validate()
     }
 }
 
@@ -274,6 +329,13 @@ pub(crate) mod testutil {
     //! Drives a discipline by hand with scripted arrivals and departures.
     use super::*;
     use crate::net::Packet;
+
+    /// Whether `x` selections out of `n` draws with probability `p` are within 4.5 standard deviations
+    /// (plus one) of the mean: loose enough never to fail by chance, tight enough to tell rates apart.
+    pub fn near_binomial(x: usize, n: usize, p: f64) -> bool {
+        let mean = n as f64 * p;
+        (x as f64 - mean).abs() <= 4.5 * (mean * (1.0 - p)).sqrt() + 1.0
+    }
 
     pub struct Harness {
         pub packets: PacketArena,
@@ -355,6 +417,101 @@ mod tests {
         let QueueConfig::Rem(rem) = parse("kind = \"rem\"\npbo = 7.0") else { panic!("not REM") };
         assert_eq!(rem.qref, 7.0);
         assert_eq!(parse("kind = \"pi\"\nw = -1.0").validate().unwrap_err().0, "w");
+    }
+
+    /// Every kind in the registry, by each of its spellings: the table name, a valid default, an empty
+    /// discipline, the state it reports for traces (at the start), and the unknown-field error.
+    #[test]
+    fn every_registered_kind_builds_and_reports_its_state() {
+        let link = LinkInfo { rate_bps: 8_000_000, delay: 1_000_000 };
+        // (kind, table name, state at the start)
+        type Expected = (&'static str, &'static str, &'static [(&'static str, f64)]);
+        let kinds: [Expected; 13] = [
+            ("droptail", "droptail", &[]),
+            ("dt", "droptail", &[]),
+            ("drop_tail", "droptail", &[]),
+            ("red", "red", &[("avg", 0.0), ("p_b", 0.0), ("p_a", 0.0), ("max_p", 0.1), ("count", 0.0)]),
+            ("pi", "pi", &[("p", 0.0), ("q_old", 0.0)]),
+            ("rem", "rem", &[("price", 0.0), ("p", 0.0), ("in_avg", 0.0)]),
+            ("avq", "avq", &[("virtual_capacity", 0.8e6), ("vq", 0.0)]),
+            ("vq", "avq", &[("virtual_capacity", 0.8e6), ("vq", 0.0)]),
+            ("blue", "blue", &[("p_m", 0.0)]),
+            (
+                "an_aqm",
+                "an_aqm",
+                &[
+                    ("p", 0.0),
+                    ("w1", 1.816 / 1.822),
+                    ("w2", 0.006 / 1.822),
+                    ("w3", 0.0),
+                    ("reconstruction", 1.0),
+                ],
+            ),
+            (
+                "pie",
+                "pie",
+                &[("drop_prob", 0.0), ("qdelay", 0.0), ("burst_allowance", 0.15), ("avg_dq_rate", 0.0)],
+            ),
+            ("codel", "codel", &[("count", 0.0), ("dropping", 0.0), ("drop_next", 0.0)]),
+            ("fq_codel", "fq_codel", &[("new_flows", 0.0), ("old_flows", 0.0)]),
+        ];
+        for (kind, name, state) in kinds {
+            let cfg = parse(&format!("kind = \"{kind}\""));
+            assert_eq!(cfg.name(), name);
+            assert!(cfg.validate().is_ok(), "{kind}");
+            let q = cfg.build(link);
+            assert_eq!((q.len_packets(), q.len_bytes()), (0, 0), "{kind}");
+            let got = q.state();
+            assert_eq!(got.len(), state.len(), "{kind}: {got:?}");
+            for ((n, v), (want_n, want_v)) in got.iter().zip(state) {
+                assert!(n == want_n && (v - want_v).abs() < 1e-12, "{kind}: {got:?}");
+            }
+            let err = toml::from_str::<QueueConfig>(&format!("kind = \"{kind}\"\nbogus = 1")).unwrap_err();
+            assert!(err.message().starts_with("unknown field `bogus`"), "{kind}: {err}");
+        }
+        let err = toml::from_str::<QueueConfig>("kind = \"sfq\"").unwrap_err();
+        assert!(err.message().starts_with("unknown variant `sfq`, expected one of"), "{err}");
+    }
+
+    /// Durations and sizes take the units every other duration and size in a scenario takes, and
+    /// bare numbers keep their meaning (seconds, bytes).
+    #[test]
+    fn durations_and_sizes_take_units() {
+        let lines = |fields: &str| parse(&fields.replace(", ", "\n"));
+        let pairs = [
+            (r#"kind = "droptail", mean_pktsize = "1KB""#, r#"kind = "droptail", mean_pktsize = 1000"#),
+            (
+                r#"kind = "red", interval = "500ms", targetdelay = "5ms", mean_pktsize = "1500B""#,
+                r#"kind = "red", interval = 0.5, targetdelay = 0.005, mean_pktsize = 1500"#,
+            ),
+            (r#"kind = "pi", mean_pktsize = "1KiB""#, r#"kind = "pi", mean_pktsize = 1024"#),
+            (
+                r#"kind = "rem", pupdtime = "2ms", mean_pktsize = "1KB""#,
+                r#"kind = "rem", pupdtime = 0.002, mean_pktsize = 1000"#,
+            ),
+            (r#"kind = "avq", mean_pktsize = "1KB""#, r#"kind = "avq", mean_pktsize = 1000"#),
+            (
+                r#"kind = "blue", ihold = "100ms", dhold = "20ms""#,
+                r#"kind = "blue", ihold = 0.1, dhold = 0.02"#,
+            ),
+            (
+                r#"kind = "pie", qdelay_ref = "15ms", t_update = "15ms", max_burst = "150ms", dq_threshold = "16KiB", mean_pktsize = "1KB""#,
+                r#"kind = "pie", qdelay_ref = 0.015, t_update = 0.015, max_burst = 0.15, dq_threshold = 16384, mean_pktsize = 1000"#,
+            ),
+            (
+                r#"kind = "codel", target = "5ms", interval = "100ms", mtu = "1500B""#,
+                r#"kind = "codel", target = 0.005, interval = 0.1, mtu = 1500"#,
+            ),
+            (
+                r#"kind = "fq_codel", target = "5ms", interval = "0.1s", mtu = "1.5KB", quantum = "1514B""#,
+                r#"kind = "fq_codel", target = 0.005, interval = 0.1, mtu = 1500, quantum = 1514"#,
+            ),
+        ];
+        for (with_units, bare) in pairs {
+            assert_eq!(format!("{:?}", lines(with_units)), format!("{:?}", lines(bare)), "{with_units}");
+        }
+        let QueueConfig::Codel(c) = lines(r#"kind = "codel", target = 0.0123456789012"#) else { panic!() };
+        assert_eq!(c.target.0, 0.0123456789012, "a bare number is kept as written");
     }
 
     #[test]

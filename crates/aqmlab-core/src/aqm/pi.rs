@@ -14,10 +14,11 @@
 //! - ECN (`setbit_`): a selected ECT packet is always marked, never early-dropped; a selected non-ECT
 //!   packet is dropped (`NotEct`).
 
-use super::check::ensure;
-use super::fifo::Fifo;
-use super::{buffer_limit, byte_scaled, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::check::{self, ensure};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::Bytes;
 use crate::sim::time::secs;
 use crate::sim::Time;
 use serde::Deserialize;
@@ -32,7 +33,7 @@ pub struct Config {
     /// Probability scaled by `size / mean_pktsize` per packet (ns-2 `bytes_`, false).
     pub bytes: bool,
     /// Bytes per packet for the conversions (ns-2 `mean_pktsize_`, 500).
-    pub mean_pktsize: u32,
+    pub mean_pktsize: Bytes,
     /// Gain on the current error (ns-2 `a_`, 1.822e-5).
     pub a: f64,
     /// Gain on the previous error (ns-2 `b_`, 1.816e-5).
@@ -52,7 +53,7 @@ impl Default for Config {
             limit: 50,
             queue_in_bytes: false,
             bytes: false,
-            mean_pktsize: 500,
+            mean_pktsize: Bytes(500),
             a: 0.00001822,
             b: 0.00001816,
             w: 170.0,
@@ -62,10 +63,9 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        ensure(self.limit > 0, "limit", "a buffer of at least 1 packet")?;
-        ensure(self.mean_pktsize > 0, "mean_pktsize", "a positive size in bytes")?;
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check::ns2_buffer(self.limit, self.mean_pktsize)?;
         ensure(self.a.is_finite() && self.a >= 0.0, "a", "a finite gain >= 0")?;
         ensure(self.b.is_finite() && self.b >= 0.0, "b", "a finite gain >= 0")?;
         ensure(
@@ -75,11 +75,14 @@ impl Config {
         )?;
         ensure(self.qref.is_finite() && self.qref >= 0.0, "qref", "packets >= 0")
     }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Pi::new(self.clone(), link)))
+    }
 }
 
 pub struct Pi {
     cfg: Config,
-    fifo: Fifo,
     limit: u64,
     period: Time,
     /// Current probability (ns-2 `prob_`).
@@ -91,65 +94,43 @@ pub struct Pi {
 impl Pi {
     pub fn new(cfg: Config, _link: LinkInfo) -> Self {
         let mut pi = Pi {
-            fifo: Fifo::default(),
-            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize),
+            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
             period: secs(1.0 / cfg.w),
             p: 0.0,
             q_old: 0,
             cfg,
         };
-        pi.update(); // ns-2's reset() samples the empty queue at t = 0
+        pi.update(&Fifo::default()); // ns-2's reset() samples the empty queue at t = 0
         pi
-    }
-
-    /// One controller step on the current queue.
-    fn update(&mut self) {
-        let q = self.fifo.occupancy(self.cfg.queue_in_bytes);
-        let unit = if self.cfg.queue_in_bytes { self.cfg.mean_pktsize as f64 } else { 1.0 };
-        let (a, b, qref) = (self.cfg.a, self.cfg.b, self.cfg.qref);
-        let p = a * (q as f64 / unit - qref) - b * (self.q_old as f64 / unit - qref) + self.p;
-        self.p = p.clamp(0.0, 1.0);
-        self.q_old = q;
     }
 }
 
-impl QueueDisc for Pi {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
-        if self.fifo.occupancy(self.cfg.queue_in_bytes) >= self.limit {
+impl FifoAqm for Pi {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
+        if fifo.occupancy(self.cfg.queue_in_bytes) >= self.limit {
             env.drop(pkt, DropReason::Overflow);
             return;
         }
         let p =
-            if self.cfg.bytes { byte_scaled(self.p, env.size(pkt), self.cfg.mean_pktsize) } else { self.p };
+            if self.cfg.bytes { byte_scaled(self.p, env.size(pkt), self.cfg.mean_pktsize.0) } else { self.p };
         if env.uniform() <= p && !env.mark_or_drop(pkt, self.cfg.ecn) {
             return;
         }
-        self.fifo.push(pkt, env.packets, env.now);
+        fifo.push(pkt, env.packets, env.now);
     }
 
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        self.fifo.pop(env.packets)
-    }
-
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn first_timer(&self) -> Option<Time> {
+    fn update_period(&self) -> Option<Time> {
         Some(self.period)
     }
 
-    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
-        self.update();
-        Some(env.now + self.period)
+    /// One controller step on the current queue.
+    fn update(&mut self, fifo: &Fifo) {
+        let q = fifo.occupancy(self.cfg.queue_in_bytes);
+        let unit = if self.cfg.queue_in_bytes { self.cfg.mean_pktsize.0 as f64 } else { 1.0 };
+        let (a, b, qref) = (self.cfg.a, self.cfg.b, self.cfg.qref);
+        let p = a * (q as f64 / unit - qref) - b * (self.q_old as f64 / unit - qref) + self.p;
+        self.p = p.clamp(0.0, 1.0);
+        self.q_old = q;
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -160,14 +141,14 @@ impl QueueDisc for Pi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{near_binomial, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
     const RATE: u64 = 15_000_000;
 
     /// Sets the queue to `n` packets of `size` bytes, bypassing the algorithm.
-    fn set_queue(q: &mut Pi, h: &mut Harness, n: usize, size: u32) {
+    fn set_queue(q: &mut FifoQueue<Pi>, h: &mut Harness, n: usize, size: u32) {
         while q.fifo.len() > n {
             q.fifo.pop(&h.packets);
         }
@@ -178,15 +159,15 @@ mod tests {
     }
 
     /// Runs the timer that is due and checks it re-arms one period later.
-    fn tick(q: &mut Pi, h: &mut Harness) -> f64 {
+    fn tick(q: &mut FifoQueue<Pi>, h: &mut Harness) -> f64 {
         let next = q.on_timer(&mut h.env()).unwrap();
-        assert_eq!(next, h.now + q.period);
+        assert_eq!(next, h.now + q.aqm.period);
         h.now = next;
-        q.p
+        q.aqm.p
     }
 
     /// Offers `n` packets of `size` bytes (each leaves again if stored); returns (dropped, marked).
-    fn offer(q: &mut Pi, h: &mut Harness, n: usize, size: u32, ecn: Ecn) -> (usize, usize) {
+    fn offer(q: &mut FifoQueue<Pi>, h: &mut Harness, n: usize, size: u32, ecn: Ecn) -> (usize, usize) {
         let (mut dropped, mut marked) = (0, 0);
         for _ in 0..n {
             match h.arrive(q, size, ecn) {
@@ -203,17 +184,12 @@ mod tests {
         (dropped, marked)
     }
 
-    fn near(x: usize, n: usize, p: f64) -> bool {
-        let mean = n as f64 * p;
-        (x as f64 - mean).abs() <= 4.5 * (mean * (1.0 - p)).sqrt() + 1.0
-    }
-
     #[test]
     fn p_follows_the_update_equation_every_sample() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Pi::new(Config::default(), h.link);
+        let mut q = FifoQueue::new(Pi::new(Config::default(), h.link));
         let (a, b, qref) = (0.00001822, 0.00001816, 50.0);
-        assert_eq!(q.p, 0.0); // the t = 0 sample: a·(0 − 50) − b·(0 − 50) < 0, clipped
+        assert_eq!(q.aqm.p, 0.0); // the t = 0 sample: a·(0 − 50) − b·(0 − 50) < 0, clipped
         assert_eq!(q.first_timer(), Some(secs(1.0 / 170.0)));
         h.now = q.first_timer().unwrap();
         let (mut p, mut q_old) = (0.0f64, 0.0);
@@ -225,7 +201,7 @@ mod tests {
         }
         assert_eq!(p, 0.0); // the empty-queue samples drive p back to the lower clip
                             // The upper clip with large gains.
-        let mut q = Pi::new(Config { a: 0.01, b: 0.005, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Pi::new(Config { a: 0.01, b: 0.005, ..Default::default() }, h.link));
         set_queue(&mut q, &mut h, 200, 1000);
         assert_eq!(tick(&mut q, &mut h), 1.0); // 0.01·150 + 0.005·50 = 1.75
         set_queue(&mut q, &mut h, 0, 1000);
@@ -235,12 +211,12 @@ mod tests {
     #[test]
     fn queue_in_bytes_measures_in_mean_size_packets() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Pi::new(Config { queue_in_bytes: true, limit: 200, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Pi::new(Config { queue_in_bytes: true, limit: 200, ..Default::default() }, h.link));
         let (a, b) = (0.00001822, 0.00001816);
         set_queue(&mut q, &mut h, 30, 1500); // 45 000 B = 90 mean-size packets
         let p1 = a * (90.0 - 50.0) - b * (0.0 - 50.0);
         assert_eq!(tick(&mut q, &mut h), p1);
-        assert_eq!(q.q_old, 45_000);
+        assert_eq!(q.aqm.q_old, 45_000);
         set_queue(&mut q, &mut h, 20, 1500); // 60 packets
         assert_eq!(tick(&mut q, &mut h), a * (60.0 - 50.0) - b * (90.0 - 50.0) + p1);
     }
@@ -248,18 +224,18 @@ mod tests {
     #[test]
     fn overflow_is_tested_before_the_decision() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Pi::new(Config { limit: 3, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Pi::new(Config { limit: 3, ..Default::default() }, h.link));
         for _ in 0..3 {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         }
-        q.p = 1.0; // even with p = 1 a full buffer is an overflow, not an early drop
+        q.aqm.p = 1.0; // even with p = 1 a full buffer is an overflow, not an early drop
         assert!(matches!(
             h.arrive(&mut q, 1000, Ecn::Ect0),
             Some(QueueAction::Dropped(_, DropReason::Overflow))
         ));
         assert_eq!(q.len_packets(), 3);
         // Bytes: 2 × 500 = 1000 B; accepted while fewer bytes wait.
-        let mut q = Pi::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Pi::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link));
         assert!(h.arrive(&mut q, 600, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 600, Ecn::NotEct).is_none());
         assert!(matches!(
@@ -271,14 +247,14 @@ mod tests {
     #[test]
     fn decision_on_every_arrival_even_into_an_empty_queue() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Pi::new(Config::default(), h.link);
-        q.p = 1.0;
+        let mut q = FifoQueue::new(Pi::new(Config::default(), h.link));
+        q.aqm.p = 1.0;
         assert!(matches!(
             h.arrive(&mut q, 1000, Ecn::Ect0),
             Some(QueueAction::Dropped(_, DropReason::Early))
         ));
-        let mut q = Pi::new(Config { ecn: true, ..Default::default() }, h.link);
-        q.p = 1.0;
+        let mut q = FifoQueue::new(Pi::new(Config { ecn: true, ..Default::default() }, h.link));
+        q.aqm.p = 1.0;
         assert!(matches!(h.arrive(&mut q, 1000, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert_eq!(q.len_packets(), 1);
         assert!(matches!(
@@ -291,27 +267,27 @@ mod tests {
     #[test]
     fn ecn_never_early_drops_ect() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Pi::new(Config { ecn: true, ..Default::default() }, h.link);
-        q.p = 0.3;
+        let mut q = FifoQueue::new(Pi::new(Config { ecn: true, ..Default::default() }, h.link));
+        q.aqm.p = 0.3;
         let n = 20_000;
         let (dropped, marked) = offer(&mut q, &mut h, n, 1000, Ecn::Ect0);
         assert_eq!(dropped, 0);
-        assert!(near(marked, n, 0.3), "{marked} marks");
+        assert!(near_binomial(marked, n, 0.3), "{marked} marks");
         let (dropped, marked) = offer(&mut q, &mut h, n, 40, Ecn::NotEct);
         assert_eq!(marked, 0);
-        assert!(near(dropped, n, 0.3), "{dropped} drops");
+        assert!(near_binomial(dropped, n, 0.3), "{dropped} drops");
     }
 
     #[test]
     fn byte_mode_scales_probability_by_size_even_at_one() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Pi::new(Config { bytes: true, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Pi::new(Config { bytes: true, ..Default::default() }, h.link));
         let n = 50_000;
         for (p, size, want) in [(0.25, 40, 0.25 * 40.0 / 500.0), (0.25, 1500, 0.75), (1.0, 40, 40.0 / 500.0)]
         {
-            q.p = p;
+            q.aqm.p = p;
             let (dropped, _) = offer(&mut q, &mut h, n, size, Ecn::NotEct);
-            assert!(near(dropped, n, want), "p {p}, {size} B: {dropped} drops, want {}", n as f64 * want);
+            assert!(near_binomial(dropped, n, want), "p {p}, {size} B: {dropped} drops, want {}", n as f64 * want);
         }
     }
 
@@ -320,7 +296,7 @@ mod tests {
         assert!(Config::default().validate().is_ok());
         let bad = [
             ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: 0, ..Default::default() }),
+            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
             ("a", Config { a: -1.0, ..Default::default() }),
             ("b", Config { b: f64::INFINITY, ..Default::default() }),
             ("w", Config { w: 0.0, ..Default::default() }),

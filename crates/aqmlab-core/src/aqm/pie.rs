@@ -41,9 +41,10 @@
 //! implementation; 1000 is the Linux `sch_pie` default, large enough that PIE's delay control and not
 //! tail drop governs the queue (ns-3's 25 packets would make PIE a drop-tail queue at study link speeds).
 
-use super::fifo::Fifo;
-use super::{check, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::{secs, to_secs};
 use crate::sim::Time;
 use serde::Deserialize;
@@ -54,19 +55,19 @@ pub struct Config {
     /// Buffer size in packets (1000); in bytes mode `limit * mean_pktsize` bytes.
     pub limit: u32,
     /// Target queueing delay, seconds (QDELAY_REF, 0.015).
-    pub qdelay_ref: f64,
+    pub qdelay_ref: Seconds,
     /// Period of the drop-probability update, seconds (T_UPDATE, 0.015).
-    pub t_update: f64,
+    pub t_update: Seconds,
     /// Integral gain, 1/s (0.125).
     pub alpha: f64,
     /// Proportional gain, 1/s (1.25).
     pub beta: f64,
     /// Burst allowance, seconds (MAX_BURST, 0.15).
-    pub max_burst: f64,
+    pub max_burst: Seconds,
     /// Estimate the delay from the departure rate instead of timestamps.
     pub dq_rate_estimator: bool,
     /// Bytes per departure-rate measurement cycle (DQ_THRESHOLD, 16384).
-    pub dq_threshold: u32,
+    pub dq_threshold: Bytes,
     /// Mark ECN-capable packets instead of dropping them while `drop_prob <= mark_ecnth`.
     pub ecn: bool,
     /// Drop probability above which ECN-capable packets are dropped, not marked (0.1).
@@ -78,41 +79,45 @@ pub struct Config {
     /// Bytes mode: limit in bytes and per-packet probability scaled by size / mean_pktsize.
     pub bytes: bool,
     /// Mean packet size for bytes mode (MEAN_PKTSIZE, 1000).
-    pub mean_pktsize: u32,
+    pub mean_pktsize: Bytes,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
             limit: 1000,
-            qdelay_ref: 0.015,
-            t_update: 0.015,
+            qdelay_ref: Seconds(0.015),
+            t_update: Seconds(0.015),
             alpha: 0.125,
             beta: 1.25,
-            max_burst: 0.15,
+            max_burst: Seconds(0.15),
             dq_rate_estimator: false,
-            dq_threshold: 16384,
+            dq_threshold: Bytes(16384),
             ecn: false,
             mark_ecnth: 0.1,
             cap_drop_adjustment: true,
             derandomize: false,
             bytes: false,
-            mean_pktsize: 1000,
+            mean_pktsize: Bytes(1000),
         }
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
         check::positive_secs("qdelay_ref", self.qdelay_ref)?;
         check::positive_secs("t_update", self.t_update)?;
         check::nonnegative("alpha", self.alpha)?;
         check::nonnegative("beta", self.beta)?;
         check::nonnegative_secs("max_burst", self.max_burst)?;
-        check::at_least_one("dq_threshold", self.dq_threshold)?;
+        check::size("dq_threshold", self.dq_threshold)?;
         check::probability("mark_ecnth", self.mark_ecnth)?;
-        check::at_least_one("mean_pktsize", self.mean_pktsize)
+        check::size("mean_pktsize", self.mean_pktsize)
+    }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Pie::new(self.clone(), link)))
     }
 }
 
@@ -158,7 +163,6 @@ pub struct Pie {
     qdelay_ref: Time,
     t_update: Time,
     max_burst: Time,
-    fifo: Fifo,
     drop_prob: f64,
     /// Latest delay estimate (timestamps: last departure's sojourn).
     qdelay: Time,
@@ -171,12 +175,11 @@ pub struct Pie {
 impl Pie {
     pub fn new(cfg: Config, _link: LinkInfo) -> Self {
         Pie {
-            qdelay_ref: secs(cfg.qdelay_ref),
-            t_update: secs(cfg.t_update),
-            max_burst: secs(cfg.max_burst),
-            burst_allowance: secs(cfg.max_burst),
+            qdelay_ref: secs(cfg.qdelay_ref.0),
+            t_update: secs(cfg.t_update.0),
+            max_burst: secs(cfg.max_burst.0),
+            burst_allowance: secs(cfg.max_burst.0),
             cfg,
-            fifo: Fifo::default(),
             drop_prob: 0.0,
             qdelay: 0,
             qdelay_old: 0,
@@ -185,23 +188,23 @@ impl Pie {
         }
     }
 
-    fn full(&self, size: u32) -> bool {
+    fn full(&self, fifo: &Fifo, size: u32) -> bool {
         if self.cfg.bytes {
-            self.fifo.bytes() + size as u64 > self.cfg.limit as u64 * self.cfg.mean_pktsize as u64
+            fifo.bytes() + size as u64 > self.cfg.limit as u64 * self.cfg.mean_pktsize.0
         } else {
-            self.fifo.len() + 1 > self.cfg.limit as usize
+            fifo.len() + 1 > self.cfg.limit as usize
         }
     }
 
     /// RFC 8033 `drop_early`: whether the random test selects this arrival.
-    fn drop_early(&mut self, size: u32, env: &mut QueueEnv) -> bool {
+    fn drop_early(&mut self, fifo: &Fifo, size: u32, env: &mut QueueEnv) -> bool {
         if 2 * self.qdelay_old < self.qdelay_ref && self.drop_prob < 0.2 {
             return false;
         }
         let few = if self.cfg.bytes {
-            self.fifo.bytes() < 2 * self.cfg.mean_pktsize as u64
+            fifo.bytes() < 2 * self.cfg.mean_pktsize.0
         } else {
-            self.fifo.len() < 2
+            fifo.len() < 2
         };
         if few {
             return false;
@@ -219,17 +222,59 @@ impl Pie {
             }
         }
         let p = if self.cfg.bytes {
-            self.drop_prob * size as f64 / self.cfg.mean_pktsize as f64
+            self.drop_prob * size as f64 / self.cfg.mean_pktsize.0 as f64
         } else {
             self.drop_prob
         };
         env.uniform() <= p
     }
+}
 
-    fn calculate_drop_prob(&mut self) {
+impl FifoAqm for Pie {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
+        let size = env.size(pkt);
+        if self.full(fifo, size) {
+            env.drop(pkt, DropReason::Overflow);
+            self.accu_prob = 0.0;
+            return;
+        }
+        if self.burst_allowance == 0 && self.drop_early(fifo, size, env) {
+            let kept = if self.cfg.ecn && self.drop_prob <= self.cfg.mark_ecnth {
+                env.mark_or_drop(pkt, true)
+            } else {
+                env.drop(pkt, DropReason::Early);
+                false
+            };
+            if !kept {
+                self.accu_prob = 0.0;
+                return;
+            }
+        }
+        fifo.push(pkt, env.packets, env.now);
+    }
+
+    fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        let pkt = fifo.pop(env.packets)?;
+        if self.cfg.dq_rate_estimator {
+            let threshold = self.cfg.dq_threshold.0;
+            self.rate.on_departure(env.now, env.size(pkt), fifo.bytes(), threshold);
+        } else if fifo.is_empty() {
+            self.qdelay = 0;
+        } else {
+            self.qdelay = env.now - env.packets.get(pkt).enqueued_at;
+        }
+        Some(pkt)
+    }
+
+    fn update_period(&self) -> Option<Time> {
+        Some(self.t_update)
+    }
+
+    /// RFC 8033 `calculate_drop_prob`.
+    fn update(&mut self, fifo: &Fifo) {
         if self.cfg.dq_rate_estimator {
             self.qdelay = if self.rate.avg_rate > 0.0 {
-                secs(self.fifo.bytes() as f64 / self.rate.avg_rate)
+                secs(fifo.bytes() as f64 / self.rate.avg_rate)
             } else {
                 0
             };
@@ -254,64 +299,6 @@ impl Pie {
         self.burst_allowance = self.burst_allowance.saturating_sub(self.t_update);
         self.qdelay_old = self.qdelay;
     }
-}
-
-impl QueueDisc for Pie {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
-        let size = env.size(pkt);
-        if self.full(size) {
-            env.drop(pkt, DropReason::Overflow);
-            self.accu_prob = 0.0;
-            return;
-        }
-        if self.burst_allowance == 0 && self.drop_early(size, env) {
-            let kept = if self.cfg.ecn && self.drop_prob <= self.cfg.mark_ecnth {
-                env.mark_or_drop(pkt, true)
-            } else {
-                env.drop(pkt, DropReason::Early);
-                false
-            };
-            if !kept {
-                self.accu_prob = 0.0;
-                return;
-            }
-        }
-        self.fifo.push(pkt, env.packets, env.now);
-    }
-
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        let pkt = self.fifo.pop(env.packets)?;
-        if self.cfg.dq_rate_estimator {
-            let threshold = self.cfg.dq_threshold as u64;
-            self.rate.on_departure(env.now, env.size(pkt), self.fifo.bytes(), threshold);
-        } else if self.fifo.is_empty() {
-            self.qdelay = 0;
-        } else {
-            self.qdelay = env.now - env.packets.get(pkt).enqueued_at;
-        }
-        Some(pkt)
-    }
-
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn first_timer(&self) -> Option<Time> {
-        Some(self.t_update)
-    }
-
-    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
-        self.calculate_drop_prob();
-        Some(env.now + self.t_update)
-    }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
         vec![
@@ -333,15 +320,15 @@ mod tests {
 
     const MS: Time = NS_PER_MS;
 
-    fn pie(cfg: Config) -> (Harness, Pie) {
+    fn pie(cfg: Config) -> (Harness, FifoQueue<Pie>) {
         let h = Harness::new(10_000_000, 0);
-        let q = Pie::new(cfg, h.link);
+        let q = FifoQueue::new(Pie::new(cfg, h.link));
         (h, q)
     }
 
     /// Makes the last departure's sojourn `d` (timestamps): empty the queue, then two arrivals and one
     /// departure `d` later (fewer than 2 packets queued, so the arrivals are never dropped early).
-    fn set_qdelay(h: &mut Harness, q: &mut Pie, d: Time) {
+    fn set_qdelay(h: &mut Harness, q: &mut FifoQueue<Pie>, d: Time) {
         while h.depart(q).is_some() {}
         h.now += 10_000 * MS;
         let n = if d > 0 { 2 } else { 1 };
@@ -350,10 +337,10 @@ mod tests {
         }
         h.now += d;
         h.depart(q);
-        assert_eq!(q.qdelay, d);
+        assert_eq!(q.aqm.qdelay, d);
     }
 
-    fn update(h: &mut Harness, q: &mut Pie) {
+    fn update(h: &mut Harness, q: &mut FifoQueue<Pie>) {
         assert_eq!(q.on_timer(&mut h.env()), Some(h.now + 15 * MS));
     }
 
@@ -374,14 +361,14 @@ mod tests {
             let p = (alpha * (qdelay - target) + beta * (qdelay - old)) / divisor;
             expected += if capped { 0.02 } else { p };
             old = qdelay;
-            assert!(close(q.drop_prob, expected), "step {i}: {} != {expected}", q.drop_prob);
+            assert!(close(q.aqm.drop_prob, expected), "step {i}: {} != {expected}", q.aqm.drop_prob);
         }
         // By hand: 2.748125/2048, then + 0.248125/8, + 0.248125/2, + 0.02 (cap).
-        assert!(close(q.drop_prob, 2.748125 / 2048.0 + 0.248125 / 8.0 + 0.248125 / 2.0 + 0.02));
+        assert!(close(q.aqm.drop_prob, 2.748125 / 2048.0 + 0.248125 / 8.0 + 0.248125 / 2.0 + 0.02));
         // A large fall in delay drives the probability to 0 (clipped).
         set_qdelay(&mut h, &mut q, 40 * MS);
         update(&mut h, &mut q);
-        assert_eq!(q.drop_prob, 0.0);
+        assert_eq!(q.aqm.drop_prob, 0.0);
     }
 
     #[test]
@@ -392,46 +379,46 @@ mod tests {
         {
             let (mut h, mut q) = pie(Config::default());
             set_qdelay(&mut h, &mut q, 20 * MS);
-            q.qdelay_old = 20 * MS;
-            q.drop_prob = start;
+            q.aqm.qdelay_old = 20 * MS;
+            q.aqm.drop_prob = start;
             update(&mut h, &mut q);
-            assert!(close(q.drop_prob, start + 0.000625 / divisor), "from {start}");
+            assert!(close(q.aqm.drop_prob, start + 0.000625 / divisor), "from {start}");
         }
     }
 
     #[test]
     fn drop_prob_decays_when_the_queue_stays_empty() {
         let (mut h, mut q) = pie(Config::default());
-        q.drop_prob = 0.5;
+        q.aqm.drop_prob = 0.5;
         // qdelay = qdelay_old = 0: p = -0.125 * 0.015 = -0.001875 (divisor 1 above 0.1), then * 0.98.
         let mut expected = 0.5;
         for _ in 0..3 {
             update(&mut h, &mut q);
             expected = (expected - 0.001875) * 0.98;
-            assert!(close(q.drop_prob, expected));
+            assert!(close(q.aqm.drop_prob, expected));
         }
         // Below 0.1 the small negative term is divided too: (p - 0.001875 / 2) * 0.98.
-        q.drop_prob = 0.05;
+        q.aqm.drop_prob = 0.05;
         update(&mut h, &mut q);
-        assert!(close(q.drop_prob, (0.05 - 0.001875 / 2.0) * 0.98));
+        assert!(close(q.aqm.drop_prob, (0.05 - 0.001875 / 2.0) * 0.98));
     }
 
     #[test]
     fn burst_allowance_is_rearmed_when_calm_and_spent_under_congestion() {
         let (mut h, mut q) = pie(Config::default());
-        assert_eq!(q.burst_allowance, 150 * MS);
+        assert_eq!(q.aqm.burst_allowance, 150 * MS);
         // Calm update: re-armed to 150 ms, then decremented.
         update(&mut h, &mut q);
-        assert_eq!(q.burst_allowance, 135 * MS);
+        assert_eq!(q.aqm.burst_allowance, 135 * MS);
         // Congested: 15 ms less per update, down to 0 after 9 updates.
         set_qdelay(&mut h, &mut q, 100 * MS);
         for k in 1..=9 {
             update(&mut h, &mut q);
-            assert_eq!(q.burst_allowance, (135 - 15 * k) * MS);
+            assert_eq!(q.aqm.burst_allowance, (135 - 15 * k) * MS);
         }
-        assert!(q.drop_prob > 0.0);
+        assert!(q.aqm.drop_prob > 0.0);
         update(&mut h, &mut q);
-        assert_eq!(q.burst_allowance, 0);
+        assert_eq!(q.aqm.burst_allowance, 0);
     }
 
     #[test]
@@ -440,11 +427,11 @@ mod tests {
         for _ in 0..3 {
             h.arrive(&mut q, 1000, Ecn::NotEct);
         }
-        q.drop_prob = 1.0;
-        q.qdelay_old = secs(1.0);
-        assert!(q.burst_allowance > 0);
+        q.aqm.drop_prob = 1.0;
+        q.aqm.qdelay_old = secs(1.0);
+        assert!(q.aqm.burst_allowance > 0);
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
-        q.burst_allowance = 0;
+        q.aqm.burst_allowance = 0;
         assert!(matches!(
             h.arrive(&mut q, 1000, Ecn::NotEct),
             Some(QueueAction::Dropped(_, DropReason::Early))
@@ -454,21 +441,21 @@ mod tests {
     #[test]
     fn safeguards_keep_pie_work_conserving() {
         let (mut h, mut q) = pie(Config::default());
-        q.burst_allowance = 0;
-        q.drop_prob = 1.0;
-        q.qdelay_old = secs(1.0);
+        q.aqm.burst_allowance = 0;
+        q.aqm.drop_prob = 1.0;
+        q.aqm.qdelay_old = secs(1.0);
         // Fewer than 2 packets queued: never dropped.
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_some());
         // Low delay (qdelay_old < 7.5 ms) and drop_prob < 0.2: never dropped.
-        q.qdelay_old = 7 * MS;
-        q.drop_prob = 0.19;
+        q.aqm.qdelay_old = 7 * MS;
+        q.aqm.drop_prob = 0.19;
         for _ in 0..200 {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         }
         // ... but at drop_prob 0.2 the random test runs.
-        q.drop_prob = 0.2;
+        q.aqm.drop_prob = 0.2;
         let drops = (0..200).filter(|_| h.arrive(&mut q, 1000, Ecn::NotEct).is_some()).count();
         assert!(drops > 10 && drops < 80, "{drops}");
     }
@@ -489,9 +476,9 @@ mod tests {
         for _ in 0..2 {
             h.arrive(&mut q, 1000, Ecn::Ect0);
         }
-        q.burst_allowance = 0;
-        q.qdelay_old = secs(1.0);
-        q.drop_prob = 0.1;
+        q.aqm.burst_allowance = 0;
+        q.aqm.qdelay_old = secs(1.0);
+        q.aqm.drop_prob = 0.1;
         let verdicts: Vec<_> = (0..300).filter_map(|_| h.arrive(&mut q, 1000, Ecn::Ect0)).collect();
         assert!(verdicts.len() > 10, "about 10 % selected");
         assert!(verdicts.iter().all(|v| matches!(v, QueueAction::Marked(_))));
@@ -501,7 +488,7 @@ mod tests {
         assert!(!verdicts.is_empty());
         assert!(verdicts.iter().all(|v| matches!(v, QueueAction::Dropped(_, DropReason::NotEct))));
         // Above the threshold ECT packets are dropped.
-        q.drop_prob = 1.0;
+        q.aqm.drop_prob = 1.0;
         assert!(matches!(
             h.arrive(&mut q, 1000, Ecn::Ect0),
             Some(QueueAction::Dropped(_, DropReason::Early))
@@ -516,9 +503,9 @@ mod tests {
         h.arrive(&mut q, 1000, Ecn::NotEct);
         h.now = 10 * MS;
         h.depart(&mut q);
-        assert_eq!(q.qdelay, 10 * MS);
+        assert_eq!(q.aqm.qdelay, 10 * MS);
         h.depart(&mut q);
-        assert_eq!(q.qdelay, 0, "queue empty after the departure");
+        assert_eq!(q.aqm.qdelay, 0, "queue empty after the departure");
     }
 
     #[test]
@@ -533,11 +520,11 @@ mod tests {
             h.now = t * MS;
             h.depart(&mut q);
         }
-        assert!(close(q.rate.avg_rate, 17000.0 / 0.017));
-        assert!(!q.rate.measuring);
+        assert!(close(q.aqm.rate.avg_rate, 17000.0 / 0.017));
+        assert!(!q.aqm.rate.measuring);
         update(&mut h, &mut q);
-        assert_eq!(q.qdelay, 12 * MS, "12000 B at 1e6 B/s");
-        assert!(close(q.drop_prob, (0.125 * (0.012 - 0.015) + 1.25 * 0.012) / 2048.0));
+        assert_eq!(q.aqm.qdelay, 12 * MS, "12000 B at 1e6 B/s");
+        assert!(close(q.aqm.drop_prob, (0.125 * (0.012 - 0.015) + 1.25 * 0.012) / 2048.0));
         // Second cycle at half the speed: 500000 B/s, averaged 50/50 with the first.
         for _ in 0..20 {
             h.arrive(&mut q, 1000, Ecn::NotEct);
@@ -546,7 +533,7 @@ mod tests {
             h.now = (19 + 2 * k) * MS;
             h.depart(&mut q);
         }
-        assert!(close(q.rate.avg_rate, 0.5 * 1e6 + 0.5 * (17000.0 / 0.034)));
+        assert!(close(q.aqm.rate.avg_rate, 0.5 * 1e6 + 0.5 * (17000.0 / 0.034)));
     }
 
     #[test]
@@ -555,24 +542,24 @@ mod tests {
         for _ in 0..2 {
             h.arrive(&mut q, 1000, Ecn::NotEct);
         }
-        q.burst_allowance = 0;
-        q.qdelay_old = secs(1.0);
-        q.drop_prob = 0.1;
+        q.aqm.burst_allowance = 0;
+        q.aqm.qdelay_old = secs(1.0);
+        q.aqm.drop_prob = 0.1;
         // accu_prob = 0.1 .. 0.8 < 0.85: the first 8 arrivals are never dropped.
         for _ in 0..8 {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         }
-        assert!(close(q.accu_prob, 0.8));
+        assert!(close(q.aqm.accu_prob, 0.8));
         // Reaching 8.5 always drops, and the drop resets the sum.
-        q.accu_prob = 8.45;
+        q.aqm.accu_prob = 8.45;
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_some());
-        assert_eq!(q.accu_prob, 0.0);
+        assert_eq!(q.aqm.accu_prob, 0.0);
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
     }
 
     #[test]
     fn bytes_mode_limits_bytes_and_scales_the_probability() {
-        let cfg = Config { bytes: true, limit: 4, mean_pktsize: 1000, ..Default::default() };
+        let cfg = Config { bytes: true, limit: 4, mean_pktsize: Bytes(1000), ..Default::default() };
         let (mut h, mut q) = pie(cfg);
         // 4000-byte buffer: 1000 + 1500 + 1000 = 3500; 600 more would exceed, 500 fits exactly.
         for size in [1000, 1500, 1000] {
@@ -587,9 +574,9 @@ mod tests {
         // drop_prob 0.5 scaled by 40/1000 for small packets: rarely selected; by 2000/1000 = 1: always.
         let (mut h, mut q) = pie(Config { bytes: true, ..Default::default() });
         h.arrive(&mut q, 1500, Ecn::NotEct);
-        q.burst_allowance = 0;
-        q.qdelay_old = secs(1.0);
-        q.drop_prob = 0.5;
+        q.aqm.burst_allowance = 0;
+        q.aqm.qdelay_old = secs(1.0);
+        q.aqm.drop_prob = 0.5;
         assert!(h.arrive(&mut q, 2000, Ecn::NotEct).is_none(), "1500 B < 2 * mean_pktsize queued");
         assert!(h.arrive(&mut q, 2000, Ecn::NotEct).is_some());
         let small = (0..500).filter(|_| h.arrive(&mut q, 40, Ecn::NotEct).is_some()).count();
@@ -597,28 +584,16 @@ mod tests {
     }
 
     #[test]
-    fn registered_under_kind_pie() {
-        let c: crate::aqm::QueueConfig =
-            toml::from_str("kind = \"pie\"\nqdelay_ref = 0.02\nbytes = true").unwrap();
-        assert!(matches!(c, crate::aqm::QueueConfig::Pie(_)));
-        assert_eq!(c.name(), "pie");
-        assert!(c.validate().is_ok());
-        let q = c.build(LinkInfo { rate_bps: 10_000_000, delay: 0 });
-        assert_eq!(q.len_packets(), 0);
-        assert!(toml::from_str::<crate::aqm::QueueConfig>("kind = \"pie\"\nbogus = 1").is_err());
-    }
-
-    #[test]
     fn validate_rejects_nonsense() {
         assert!(Config::default().validate().is_ok());
         let bad = |c: Config| c.validate().unwrap_err().0;
         assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
-        assert_eq!(bad(Config { qdelay_ref: 0.0, ..Default::default() }), "qdelay_ref");
-        assert_eq!(bad(Config { t_update: -0.015, ..Default::default() }), "t_update");
+        assert_eq!(bad(Config { qdelay_ref: Seconds(0.0), ..Default::default() }), "qdelay_ref");
+        assert_eq!(bad(Config { t_update: Seconds(-0.015), ..Default::default() }), "t_update");
         assert_eq!(bad(Config { alpha: -1.0, ..Default::default() }), "alpha");
-        assert_eq!(bad(Config { max_burst: f64::NAN, ..Default::default() }), "max_burst");
-        assert_eq!(bad(Config { dq_threshold: 0, ..Default::default() }), "dq_threshold");
+        assert_eq!(bad(Config { max_burst: Seconds(f64::NAN), ..Default::default() }), "max_burst");
+        assert_eq!(bad(Config { dq_threshold: Bytes(0), ..Default::default() }), "dq_threshold");
         assert_eq!(bad(Config { mark_ecnth: 1.5, ..Default::default() }), "mark_ecnth");
-        assert_eq!(bad(Config { mean_pktsize: 0, ..Default::default() }), "mean_pktsize");
+        assert_eq!(bad(Config { mean_pktsize: Bytes(0), ..Default::default() }), "mean_pktsize");
     }
 }

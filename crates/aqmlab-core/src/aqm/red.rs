@@ -29,10 +29,11 @@
 //! (ns-2 runs it, may set CE or reset the count, then drops the packet anyway: same outcome, one fewer
 //! random draw). The idle decay uses `powi` instead of ns-2's multiplication loop (equal up to rounding).
 
-use super::check::ensure;
-use super::fifo::Fifo;
-use super::{buffer_limit, byte_scaled, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::check::{self, ensure};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::to_secs;
 use crate::sim::Time;
 use serde::Deserialize;
@@ -47,7 +48,7 @@ pub struct Config {
     /// Probability scaled by `size / mean_pktsize`, count kept in bytes (ns-2 `bytes_`, true).
     pub bytes: bool,
     /// Mean packet size in bytes for the conversions and `ptc` (ns-2 `mean_pktsize_`, 500).
-    pub mean_pktsize: u32,
+    pub mean_pktsize: Bytes,
     /// min_th in packets; 0 = `max(5, targetdelay·ptc/2)` (ns-2 `thresh_`, 0).
     pub thresh: f64,
     /// max_th in packets; 0 = `3·min_th` (ns-2 `maxthresh_`, 0).
@@ -74,9 +75,9 @@ pub struct Config {
     /// ARED multiplicative decrease (ns-2 `beta_`, 0.9).
     pub beta: f64,
     /// ARED minimum time between max_p changes, seconds (ns-2 `interval_`, 0.5).
-    pub interval: f64,
+    pub interval: Seconds,
     /// Target queueing delay for the automatic thresholds, seconds (ns-2 `targetdelay_`, 0.005).
-    pub targetdelay: f64,
+    pub targetdelay: Seconds,
     /// ARED upper bound for max_p (ns-2 `top_`, 0.5).
     pub top: f64,
     /// ARED lower bound for max_p; 0 = `min(0.01, 80000/bw)` (ns-2 `bottom_`, 0).
@@ -89,7 +90,7 @@ impl Default for Config {
             limit: 50,
             queue_in_bytes: true,
             bytes: true,
-            mean_pktsize: 500,
+            mean_pktsize: Bytes(500),
             thresh: 0.0,
             maxthresh: 0.0,
             q_weight: -1.0,
@@ -102,18 +103,17 @@ impl Default for Config {
             adaptive: false,
             alpha: 0.01,
             beta: 0.9,
-            interval: 0.5,
-            targetdelay: 0.005,
+            interval: Seconds(0.5),
+            targetdelay: Seconds(0.005),
             top: 0.5,
             bottom: 0.0,
         }
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        ensure(self.limit > 0, "limit", "a buffer of at least 1 packet")?;
-        ensure(self.mean_pktsize > 0, "mean_pktsize", "a positive size in bytes")?;
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check::ns2_buffer(self.limit, self.mean_pktsize)?;
         ensure(self.thresh.is_finite() && self.thresh >= 0.0, "thresh", "packets >= 0 (0 = automatic)")?;
         ensure(
             self.maxthresh.is_finite() && self.maxthresh >= 0.0,
@@ -134,8 +134,8 @@ impl Config {
         ensure((0.0..=1.0).contains(&self.mark_p), "mark_p", "a probability in [0, 1]")?;
         ensure(self.alpha > 0.0 && self.alpha <= 1.0, "alpha", "an increment in (0, 1]")?;
         ensure(self.beta > 0.0 && self.beta < 1.0, "beta", "a factor in (0, 1)")?;
-        ensure(self.interval.is_finite() && self.interval >= 0.0, "interval", "seconds >= 0")?;
-        ensure(self.targetdelay.is_finite() && self.targetdelay > 0.0, "targetdelay", "seconds > 0")?;
+        check::nonnegative_secs("interval", self.interval)?;
+        check::positive_secs("targetdelay", self.targetdelay)?;
         ensure(self.top > 0.0 && self.top <= 1.0, "top", "a probability in (0, 1]")?;
         ensure(
             self.bottom >= 0.0 && self.bottom < self.top,
@@ -143,11 +143,18 @@ impl Config {
             "a probability in [0, top) (0 = automatic)",
         )
     }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Red::new(self.clone(), link)))
+    }
+
+    fn variant_name(&self) -> Option<&'static str> {
+        self.adaptive.then_some("ared")
+    }
 }
 
 pub struct Red {
     cfg: Config,
-    fifo: Fifo,
     /// Link capacity in mean-size packets per second (ns-2 `ptc`).
     ptc: f64,
     w_q: f64,
@@ -180,7 +187,7 @@ pub struct Red {
 
 impl Red {
     pub fn new(cfg: Config, link: LinkInfo) -> Self {
-        let ptc = link.packets_per_sec(cfg.mean_pktsize as f64);
+        let ptc = link.packets_per_sec(cfg.mean_pktsize.0 as f64);
         let w_q = match cfg.q_weight {
             0.0 => 1.0 - (-1.0 / ptc).exp(),
             -1.0 => {
@@ -191,21 +198,20 @@ impl Red {
             w => w,
         };
         let min_pkts =
-            if cfg.thresh == 0.0 { f64::max(5.0, cfg.targetdelay * ptc / 2.0) } else { cfg.thresh };
+            if cfg.thresh == 0.0 { f64::max(5.0, cfg.targetdelay.0 * ptc / 2.0) } else { cfg.thresh };
         let max_pkts = if cfg.maxthresh == 0.0 { 3.0 * min_pkts } else { cfg.maxthresh };
-        let unit = if cfg.queue_in_bytes { cfg.mean_pktsize as f64 } else { 1.0 };
+        let unit = if cfg.queue_in_bytes { cfg.mean_pktsize.0 as f64 } else { 1.0 };
         let (min_th, max_th) = (min_pkts * unit, max_pkts * unit);
         let bottom =
             if cfg.bottom == 0.0 { f64::min(0.01, 80_000.0 / link.rate_bps as f64) } else { cfg.bottom };
         let th_diff = if max_th == min_th { 1.0 } else { max_th - min_th };
         let max_p = 1.0 / cfg.linterm;
         Red {
-            fifo: Fifo::default(),
             ptc,
             w_q,
             min_th,
             max_th,
-            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize),
+            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
             bottom,
             v_a: 1.0 / th_diff,
             v_b: -min_th / th_diff,
@@ -231,7 +237,7 @@ impl Red {
         let keep = 1.0 - self.w_q;
         let decayed = self.avg * keep.powi(i32::try_from(m).unwrap_or(i32::MAX));
         self.avg = decayed * keep + self.w_q * q;
-        if self.cfg.adaptive && now > self.lastset + self.cfg.interval {
+        if self.cfg.adaptive && now > self.lastset + self.cfg.interval.0 {
             self.update_max_p(now);
         }
     }
@@ -263,7 +269,7 @@ impl Red {
     /// The count correction and byte scaling of `p_b` for an arrival of `size` bytes (ns-2 `modify_p`).
     fn prob_a(&self, p_b: f64, size: u32) -> f64 {
         let count = if self.cfg.bytes {
-            (self.count_bytes / self.cfg.mean_pktsize as u64) as f64
+            (self.count_bytes / self.cfg.mean_pktsize.0) as f64
         } else {
             self.count as f64
         };
@@ -282,7 +288,7 @@ impl Red {
             1.0
         };
         if self.cfg.bytes && p < 1.0 {
-            byte_scaled(p, size, self.cfg.mean_pktsize)
+            byte_scaled(p, size, self.cfg.mean_pktsize.0)
         } else {
             p.min(1.0)
         }
@@ -303,15 +309,15 @@ impl Red {
     }
 }
 
-impl QueueDisc for Red {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+impl FifoAqm for Red {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let size = env.size(pkt);
         let m = if std::mem::take(&mut self.idle) {
             (self.ptc * to_secs(env.now.saturating_sub(self.idle_since))) as u64
         } else {
             0
         };
-        let qlen = self.fifo.occupancy(self.cfg.queue_in_bytes);
+        let qlen = fifo.occupancy(self.cfg.queue_in_bytes);
         self.update_avg(qlen as f64, m, to_secs(env.now));
         self.count += 1;
         self.count_bytes += size as u64;
@@ -346,29 +352,17 @@ impl QueueDisc for Red {
             self.reset_count();
             env.drop(pkt, if overflow { DropReason::Overflow } else { DropReason::Early });
         } else {
-            self.fifo.push(pkt, env.packets, env.now);
+            fifo.push(pkt, env.packets, env.now);
         }
     }
 
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        let p = self.fifo.pop(env.packets);
+    fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        let p = fifo.pop(env.packets);
         self.idle = p.is_none();
         if self.idle {
             self.idle_since = env.now;
         }
         p
-    }
-
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -406,7 +400,7 @@ mod tests {
     }
 
     /// Puts `n` packets straight into the FIFO, bypassing the algorithm.
-    fn fill(q: &mut Red, h: &mut Harness, n: usize, size: u32) {
+    fn fill(q: &mut FifoQueue<Red>, h: &mut Harness, n: usize, size: u32) {
         for _ in 0..n {
             let id = h.packet(size, Ecn::NotEct);
             q.fifo.push(id, &mut h.packets, h.now);
@@ -421,60 +415,60 @@ mod tests {
     fn auto_params_study_c_link() {
         // 100 Mb/s, 65 ms, all ns-2 defaults (byte mode, mean_pktsize 500, limit 90).
         let h = Harness::new(100 * MBPS, 65 * NS_PER_MS);
-        let q = Red::new(Config { limit: 90, ..Default::default() }, h.link);
-        assert_eq!(q.ptc, 25_000.0);
+        let q = FifoQueue::new(Red::new(Config { limit: 90, ..Default::default() }, h.link));
+        assert_eq!(q.aqm.ptc, 25_000.0);
         // min_th = max(5, 0.005·25000/2) = 62.5 packets = 31 250 B; max_th = 3·min_th.
-        assert!(close(q.min_th, 31_250.0, 1e-12));
-        assert!(close(q.max_th, 93_750.0, 1e-12));
+        assert!(close(q.aqm.min_th, 31_250.0, 1e-12));
+        assert!(close(q.aqm.max_th, 93_750.0, 1e-12));
         let rtt: f64 = 3.0 * (0.065 + 1.0 / 25_000.0);
-        assert!(close(q.w_q, 1.0 - (-1.0 / (10.0 * rtt * 25_000.0)).exp(), 1e-12));
-        assert!((q.w_q - 2.05e-5).abs() < 0.005e-5);
-        assert_eq!(q.limit, 45_000);
-        assert!(close(q.bottom, 0.0008, 1e-12));
-        assert!(close(q.max_p, 0.1, 1e-15));
+        assert!(close(q.aqm.w_q, 1.0 - (-1.0 / (10.0 * rtt * 25_000.0)).exp(), 1e-12));
+        assert!((q.aqm.w_q - 2.05e-5).abs() < 0.005e-5);
+        assert_eq!(q.aqm.limit, 45_000);
+        assert!(close(q.aqm.bottom, 0.0008, 1e-12));
+        assert!(close(q.aqm.max_p, 0.1, 1e-15));
     }
 
     #[test]
     fn auto_params_study_w_ared() {
         let h = Harness::new(10 * MBPS, NS_PER_MS);
-        let cfg = Config { adaptive: true, targetdelay: 0.01, limit: 200, ecn: true, ..Default::default() };
-        let q = Red::new(cfg, h.link);
-        assert_eq!(q.ptc, 2500.0);
-        assert!(close(q.min_th, 6250.0, 1e-12));
-        assert!(close(q.max_th, 18_750.0, 1e-12));
+        let cfg = Config { adaptive: true, targetdelay: Seconds(0.01), limit: 200, ecn: true, ..Default::default() };
+        let q = FifoQueue::new(Red::new(cfg, h.link));
+        assert_eq!(q.aqm.ptc, 2500.0);
+        assert!(close(q.aqm.min_th, 6250.0, 1e-12));
+        assert!(close(q.aqm.max_th, 18_750.0, 1e-12));
         // RTT = max(0.1, 3·(0.001 + 0.0004)) = 0.1 s, so w_q = 1 − exp(−1/2500).
-        assert!(close(q.w_q, 1.0 - (-1.0f64 / 2500.0).exp(), 1e-12));
-        assert!((q.w_q - 4.0e-4).abs() < 0.01e-4);
-        assert!(close(q.bottom, 0.008, 1e-12));
-        assert_eq!(q.limit, 100_000);
+        assert!(close(q.aqm.w_q, 1.0 - (-1.0f64 / 2500.0).exp(), 1e-12));
+        assert!((q.aqm.w_q - 4.0e-4).abs() < 0.01e-4);
+        assert!(close(q.aqm.bottom, 0.008, 1e-12));
+        assert_eq!(q.aqm.limit, 100_000);
     }
 
     #[test]
     fn other_weight_rules_and_explicit_thresholds() {
         let h = Harness::new(MBPS, 10 * NS_PER_MS);
         let ptc: f64 = 250.0;
-        let q0 = Red::new(Config { q_weight: 0.0, ..Default::default() }, h.link);
-        assert!(close(q0.w_q, 1.0 - (-1.0 / ptc).exp(), 1e-12));
-        let q2 = Red::new(Config { q_weight: -2.0, ..Default::default() }, h.link);
-        assert!(close(q2.w_q, 1.0 - (-10.0 / ptc).exp(), 1e-12));
+        let q0 = FifoQueue::new(Red::new(Config { q_weight: 0.0, ..Default::default() }, h.link));
+        assert!(close(q0.aqm.w_q, 1.0 - (-1.0 / ptc).exp(), 1e-12));
+        let q2 = FifoQueue::new(Red::new(Config { q_weight: -2.0, ..Default::default() }, h.link));
+        assert!(close(q2.aqm.w_q, 1.0 - (-10.0 / ptc).exp(), 1e-12));
         // Slow link: targetdelay·ptc/2 = 0.625 < 5, so min_th = 5 packets; bottom = min(0.01, 0.08).
-        assert!(close(q0.min_th, 5.0 * 500.0, 1e-12) && close(q0.max_th, 15.0 * 500.0, 1e-12));
-        assert_eq!(q0.bottom, 0.01);
-        let qp = Red::new(pkt_cfg(7.0, 0.0, 0.002), h.link);
-        assert_eq!((qp.min_th, qp.max_th, qp.w_q, qp.limit), (7.0, 21.0, 0.002, 1000));
+        assert!(close(q0.aqm.min_th, 5.0 * 500.0, 1e-12) && close(q0.aqm.max_th, 15.0 * 500.0, 1e-12));
+        assert_eq!(q0.aqm.bottom, 0.01);
+        let qp = FifoQueue::new(Red::new(pkt_cfg(7.0, 0.0, 0.002), h.link));
+        assert_eq!((qp.aqm.min_th, qp.aqm.max_th, qp.aqm.w_q, qp.aqm.limit), (7.0, 21.0, 0.002, 1000));
     }
 
     #[test]
     fn ewma_on_every_arrival_with_idle_correction() {
         // ptc = 8e6 / (8·500) = 2000 packets/s.
         let mut h = Harness::new(8 * MBPS, 0);
-        let mut q = Red::new(pkt_cfg(100.0, 300.0, 0.1), h.link);
+        let mut q = FifoQueue::new(Red::new(pkt_cfg(100.0, 300.0, 0.1), h.link));
         let w = 0.1;
         let mut avg = 0.0;
         for k in 0..10 {
             h.arrive(&mut q, 500, Ecn::NotEct);
             avg = avg * (1.0 - w) + w * k as f64;
-            assert!(close(q.avg, avg, 1e-12), "arrival {k}: {} vs {avg}", q.avg);
+            assert!(close(q.aqm.avg, avg, 1e-12), "arrival {k}: {} vs {avg}", q.aqm.avg);
         }
         h.now = NS_PER_MS;
         for _ in 0..10 {
@@ -485,69 +479,69 @@ mod tests {
         h.arrive(&mut q, 500, Ecn::NotEct);
         // m = floor(2000 · 0.0103) = 20 packets could have been sent while idle.
         avg *= (1.0 - w).powi(21);
-        assert!(close(q.avg, avg, 1e-12), "{} vs {avg}", q.avg);
+        assert!(close(q.aqm.avg, avg, 1e-12), "{} vs {avg}", q.aqm.avg);
         // The flag is cleared: the next arrival is an ordinary update (one packet waiting).
         h.now += secs(0.0103);
         h.arrive(&mut q, 500, Ecn::NotEct);
         avg = avg * (1.0 - w) + w;
-        assert!(close(q.avg, avg, 1e-12));
+        assert!(close(q.aqm.avg, avg, 1e-12));
     }
 
     #[test]
     fn probability_curve_linear_gentle_and_hard() {
         let h = Harness::new(10 * MBPS, 0);
-        let q = Red::new(pkt_cfg(5.0, 15.0, 0.002), h.link);
-        assert!(q.prob_b(5.0).abs() < 1e-15);
-        assert!(close(q.prob_b(10.0), 0.1 * 5.0 / 10.0, 1e-12));
-        assert!(close(q.prob_b(15.0), 0.1, 1e-12));
-        assert!(close(q.prob_b(22.5), 0.1 + 0.9 * 7.5 / 15.0, 1e-12));
-        assert_eq!(q.prob_b(30.0), 1.0);
-        assert_eq!(q.prob_b(45.0), 1.0);
-        let hard = Red::new(Config { gentle: false, ..pkt_cfg(5.0, 15.0, 0.002) }, h.link);
-        assert!(close(hard.prob_b(14.9), 0.1 * 9.9 / 10.0, 1e-12));
-        assert_eq!(hard.prob_b(15.0), 1.0);
+        let q = FifoQueue::new(Red::new(pkt_cfg(5.0, 15.0, 0.002), h.link));
+        assert!(q.aqm.prob_b(5.0).abs() < 1e-15);
+        assert!(close(q.aqm.prob_b(10.0), 0.1 * 5.0 / 10.0, 1e-12));
+        assert!(close(q.aqm.prob_b(15.0), 0.1, 1e-12));
+        assert!(close(q.aqm.prob_b(22.5), 0.1 + 0.9 * 7.5 / 15.0, 1e-12));
+        assert_eq!(q.aqm.prob_b(30.0), 1.0);
+        assert_eq!(q.aqm.prob_b(45.0), 1.0);
+        let hard = FifoQueue::new(Red::new(Config { gentle: false, ..pkt_cfg(5.0, 15.0, 0.002) }, h.link));
+        assert!(close(hard.aqm.prob_b(14.9), 0.1 * 9.9 / 10.0, 1e-12));
+        assert_eq!(hard.aqm.prob_b(15.0), 1.0);
     }
 
     #[test]
     fn count_correction_with_and_without_wait_and_in_bytes() {
         let h = Harness::new(10 * MBPS, 0);
-        let mut q = Red::new(pkt_cfg(5.0, 15.0, 0.002), h.link);
+        let mut q = FifoQueue::new(Red::new(pkt_cfg(5.0, 15.0, 0.002), h.link));
         let pb = 0.05;
         let cases = [(10, 0.0), (20, pb / (2.0 - 20.0 * pb)), (30, pb / (2.0 - 30.0 * pb)), (40, 1.0)];
         for (count, want) in cases {
-            q.count = count;
-            assert!(close(q.prob_a(pb, 500), want, 1e-12), "wait, count {count}");
+            q.aqm.count = count;
+            assert!(close(q.aqm.prob_a(pb, 500), want, 1e-12), "wait, count {count}");
         }
-        q.cfg.wait = false;
-        q.count = 10;
-        assert!(close(q.prob_a(pb, 500), pb / (1.0 - 10.0 * pb), 1e-12));
-        q.count = 20;
-        assert_eq!(q.prob_a(pb, 500), 1.0);
+        q.aqm.cfg.wait = false;
+        q.aqm.count = 10;
+        assert!(close(q.aqm.prob_a(pb, 500), pb / (1.0 - 10.0 * pb), 1e-12));
+        q.aqm.count = 20;
+        assert_eq!(q.aqm.prob_a(pb, 500), 1.0);
         // Byte mode: count = floor(count_bytes / 500), then p·size/500 while p < 1.
-        q.cfg.bytes = true;
-        q.count = 0;
-        q.count_bytes = 10_499; // 20 mean-size packets
-        assert!(close(q.prob_a(pb, 40), pb / (1.0 - 20.0 * pb) * 40.0 / 500.0, 1e-12));
-        assert!(close(q.prob_a(pb, 1500), (pb / (1.0 - 20.0 * pb) * 3.0).min(1.0), 1e-12));
+        q.aqm.cfg.bytes = true;
+        q.aqm.count = 0;
+        q.aqm.count_bytes = 10_499; // 20 mean-size packets
+        assert!(close(q.aqm.prob_a(pb, 40), pb / (1.0 - 20.0 * pb) * 40.0 / 500.0, 1e-12));
+        assert!(close(q.aqm.prob_a(pb, 1500), (pb / (1.0 - 20.0 * pb) * 3.0).min(1.0), 1e-12));
         // Once the count correction reaches 1, ns-2 no longer scales: a 40-byte packet goes too.
-        q.count_bytes = 20_000;
-        assert_eq!(q.prob_a(pb, 40), 1.0);
+        q.aqm.count_bytes = 20_000;
+        assert_eq!(q.aqm.prob_a(pb, 40), 1.0);
     }
 
     #[test]
     fn old_flag_restarts_count_and_spares_first_packet_above_min_th() {
         // w_q = 1 makes avg equal the queue seen at each arrival; non-gentle with p_b = 1 at max_th.
         let mut h = Harness::new(10 * MBPS, 0);
-        let mut q = Red::new(Config { gentle: false, ..pkt_cfg(2.0, 3.0, 1.0) }, h.link);
+        let mut q = FifoQueue::new(Red::new(Config { gentle: false, ..pkt_cfg(2.0, 3.0, 1.0) }, h.link));
         for k in 0..3 {
             assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_none(), "arrival with q = {k}");
         }
         // The third arrival (avg = 2 = min_th, first time) restarted the count and was kept.
-        assert!(q.old);
-        assert_eq!(q.count, 1);
+        assert!(q.aqm.old);
+        assert_eq!(q.aqm.count, 1);
         // avg = 3 = max_th: p_b = 1, count 2 → p_a = 1: early drop of the arrival.
         assert_eq!(h.arrive(&mut q, 500, Ecn::NotEct).map(reason), Some(Some(DropReason::Early)));
-        assert_eq!(q.count, 0);
+        assert_eq!(q.aqm.count, 0);
         assert_eq!(q.state()[1], ("p_b", 1.0));
         // count 1 after the drop: p_a = 1/(2 − 1) = 1 again.
         assert_eq!(h.arrive(&mut q, 500, Ecn::NotEct).map(reason), Some(Some(DropReason::Early)));
@@ -555,9 +549,9 @@ mod tests {
         h.depart(&mut q);
         h.depart(&mut q);
         assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_none()); // avg 1
-        assert!(!q.old);
+        assert!(!q.aqm.old);
         assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_none()); // avg 2: first above min_th again
-        assert!(q.old);
+        assert!(q.aqm.old);
     }
 
     fn reason(a: QueueAction) -> Option<DropReason> {
@@ -572,7 +566,7 @@ mod tests {
     fn first_drop(queue_in_bytes: bool) -> usize {
         let mut h = Harness::new(10 * MBPS, 0);
         let cfg = Config { gentle: false, queue_in_bytes, ..pkt_cfg(0.01, 0.02, 1.0) };
-        let mut q = Red::new(cfg, h.link);
+        let mut q = FifoQueue::new(Red::new(cfg, h.link));
         (0..10).find(|_| h.arrive(&mut q, 40, Ecn::NotEct).is_some()).unwrap()
     }
 
@@ -587,16 +581,16 @@ mod tests {
     #[test]
     fn forced_drop_when_buffer_full_before_enqueue() {
         let mut h = Harness::new(10 * MBPS, 0);
-        let mut q = Red::new(Config { limit: 5, ..pkt_cfg(1000.0, 3000.0, 0.002) }, h.link);
+        let mut q = FifoQueue::new(Red::new(Config { limit: 5, ..pkt_cfg(1000.0, 3000.0, 0.002) }, h.link));
         for _ in 0..5 {
             assert!(h.arrive(&mut q, 500, Ecn::Ect0).is_none());
         }
-        q.count = 7;
+        q.aqm.count = 7;
         assert_eq!(h.arrive(&mut q, 500, Ecn::Ect0).map(reason), Some(Some(DropReason::Overflow)));
-        assert_eq!((q.len_packets(), q.count), (5, 0));
+        assert_eq!((q.len_packets(), q.aqm.count), (5, 0));
         // Byte mode: 3 × 500 = 1500 B; an arrival is accepted while fewer bytes wait, even if it overshoots.
         let mut qb =
-            Red::new(Config { limit: 3, queue_in_bytes: true, ..pkt_cfg(1000.0, 3000.0, 0.002) }, h.link);
+            FifoQueue::new(Red::new(Config { limit: 3, queue_in_bytes: true, ..pkt_cfg(1000.0, 3000.0, 0.002) }, h.link));
         for size in [1000, 400, 1000] {
             assert!(h.arrive(&mut qb, size, Ecn::NotEct).is_none());
         }
@@ -607,30 +601,30 @@ mod tests {
     #[test]
     fn ecn_marks_ect_only_below_mark_p() {
         let mut h = Harness::new(10 * MBPS, 0);
-        let mut q = Red::new(Config { ecn: true, ..pkt_cfg(5.0, 15.0, 1.0) }, h.link);
-        q.old = true;
+        let mut q = FifoQueue::new(Red::new(Config { ecn: true, ..pkt_cfg(5.0, 15.0, 1.0) }, h.link));
+        q.aqm.old = true;
         fill(&mut q, &mut h, 10, 500); // avg = 10: p_b = 0.05 < mark_p
-        fn force(q: &mut Red, h: &mut Harness, ecn: Ecn) -> Option<QueueAction> {
-            q.count = 1000; // count·p_b ≥ 2: p_a = 1
+        fn force(q: &mut FifoQueue<Red>, h: &mut Harness, ecn: Ecn) -> Option<QueueAction> {
+            q.aqm.count = 1000; // count·p_b ≥ 2: p_a = 1
             h.arrive(q, 500, ecn)
         }
         assert!(matches!(force(&mut q, &mut h, Ecn::Ect0), Some(QueueAction::Marked(_))));
-        assert_eq!(q.count, 0);
+        assert_eq!(q.aqm.count, 0);
         assert_eq!(q.len_packets(), 11);
         assert_eq!(force(&mut q, &mut h, Ecn::NotEct).map(reason), Some(Some(DropReason::NotEct)));
         // avg = 20 (gentle region): p_b = 0.1 + 0.9·5/15 = 0.4 ≥ mark_p, so ECT is dropped.
         fill(&mut q, &mut h, 9, 500);
         assert_eq!(force(&mut q, &mut h, Ecn::Ect0).map(reason), Some(Some(DropReason::Early)));
-        assert!(close(q.p_b, 0.4, 1e-12));
+        assert!(close(q.aqm.p_b, 0.4, 1e-12));
         // Without the mark_p rule ECT is marked there.
-        q.cfg.use_mark_p = false;
+        q.aqm.cfg.use_mark_p = false;
         assert!(matches!(force(&mut q, &mut h, Ecn::Ect1), Some(QueueAction::Marked(_))));
     }
 
     #[test]
     fn without_use_mark_p_avg_above_twice_max_th_drops_even_ect() {
         let mut h = Harness::new(10 * MBPS, 0);
-        let mut q = Red::new(Config { ecn: true, use_mark_p: false, ..pkt_cfg(2.0, 3.0, 1.0) }, h.link);
+        let mut q = FifoQueue::new(Red::new(Config { ecn: true, use_mark_p: false, ..pkt_cfg(2.0, 3.0, 1.0) }, h.link));
         // Below 2·max_th every selected ECT packet is marked and kept, so the queue grows by one each time.
         for k in 0..6 {
             assert!(!matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Dropped(..))), "q = {k}");
@@ -663,9 +657,9 @@ mod tests {
     fn constant_average_drops_at_rate_implied_by_count() {
         for wait in [true, false] {
             let mut h = Harness::new(10 * MBPS, 0);
-            let mut q = Red::new(Config { wait, ..pkt_cfg(5.0, 15.0, 1.0) }, h.link);
+            let mut q = FifoQueue::new(Red::new(Config { wait, ..pkt_cfg(5.0, 15.0, 1.0) }, h.link));
             fill(&mut q, &mut h, 10, 500); // avg stays 10: p_b = 0.05
-            q.old = true;
+            q.aqm.old = true;
             let n = 200_000;
             let mut drops = 0;
             for _ in 0..n {
@@ -685,16 +679,16 @@ mod tests {
         let mut h = Harness::new(10 * MBPS, 0);
         let cfg =
             Config { wait: false, thresh: 10.0, maxthresh: 30.0, q_weight: 1e-12, ..Default::default() };
-        let mut q = Red::new(cfg, h.link);
+        let mut q = FifoQueue::new(Red::new(cfg, h.link));
         fill(&mut q, &mut h, 4, 1000);
-        q.old = true;
+        q.aqm.old = true;
         let n = 200_000;
         let mut dropped = [0u32; 2];
         for i in 0..2 * n {
             let size = [40, 1500][i % 2];
             // avg 10 000 B: p_b = 0.1·(10000 − 5000)/10000 = 0.05; count 4 mean-size packets: p_a = 0.0625.
-            q.avg = 10_000.0;
-            q.count_bytes = 2000 - size as u64;
+            q.aqm.avg = 10_000.0;
+            q.aqm.count_bytes = 2000 - size as u64;
             if h.arrive(&mut q, size, Ecn::NotEct).is_some() {
                 dropped[i % 2] += 1;
             } else {
@@ -710,18 +704,18 @@ mod tests {
 
     /// One arrival and departure at `t` seconds with the average forced to `avg` (w_q ≈ 0, at most one
     /// packet waiting, so no early drop can happen).
-    fn ared_step(q: &mut Red, h: &mut Harness, t: f64, avg: f64) -> f64 {
+    fn ared_step(q: &mut FifoQueue<Red>, h: &mut Harness, t: f64, avg: f64) -> f64 {
         h.now = secs(t);
-        q.avg = avg;
+        q.aqm.avg = avg;
         h.arrive(q, 500, Ecn::NotEct);
         h.depart(q);
-        q.max_p
+        q.aqm.max_p
     }
 
-    fn ared() -> (Red, Harness) {
+    fn ared() -> (FifoQueue<Red>, Harness) {
         let h = Harness::new(10 * MBPS, 0);
         let cfg = Config { adaptive: true, bottom: 0.01, ..pkt_cfg(5.0, 15.0, 1e-12) };
-        (Red::new(cfg, h.link), h)
+        (FifoQueue::new(Red::new(cfg, h.link)), h)
     }
 
     #[test]
@@ -739,14 +733,14 @@ mod tests {
         want += 0.01;
         assert_eq!(ared_step(&mut q, &mut h, 1.9, 12.0), want);
         // Small max_p: the increase is max_p/4.
-        q.max_p = 0.02;
+        q.aqm.max_p = 0.02;
         assert_eq!(ared_step(&mut q, &mut h, 2.5, 12.0), 0.025);
     }
 
     #[test]
     fn ared_max_p_stays_within_bottom_and_top() {
         let (mut q, mut h) = ared();
-        q.max_p = 0.012;
+        q.aqm.max_p = 0.012;
         let mut want = 0.012;
         for k in 1..=5 {
             if want > 0.01 {
@@ -755,7 +749,7 @@ mod tests {
             assert_eq!(ared_step(&mut q, &mut h, 0.6 * k as f64, 2.0), want);
         }
         assert!((0.009..0.01).contains(&want));
-        q.max_p = 0.48;
+        q.aqm.max_p = 0.48;
         let mut want = 0.48;
         for k in 6..=12 {
             if want < 0.5 {
@@ -769,12 +763,12 @@ mod tests {
     #[test]
     fn ared_gentle_line_keeps_initial_max_p() {
         let (mut q, _) = ared();
-        q.max_p = 0.3;
-        assert!(close(q.prob_b(10.0), 0.3 * 0.5, 1e-12));
-        assert!(close(q.prob_b(14.99), 0.3 * 9.99 / 10.0, 1e-12));
+        q.aqm.max_p = 0.3;
+        assert!(close(q.aqm.prob_b(10.0), 0.3 * 0.5, 1e-12));
+        assert!(close(q.aqm.prob_b(14.99), 0.3 * 9.99 / 10.0, 1e-12));
         // At and above max_th the line still starts from the initial 0.1: p_b drops from ~0.3 to 0.1.
-        assert!(close(q.prob_b(15.0), 0.1, 1e-12));
-        assert!(close(q.prob_b(20.0), 0.1 + 0.9 * 5.0 / 15.0, 1e-12));
+        assert!(close(q.aqm.prob_b(15.0), 0.1, 1e-12));
+        assert!(close(q.aqm.prob_b(20.0), 0.1 + 0.9 * 5.0 / 15.0, 1e-12));
     }
 
     #[test]
@@ -782,7 +776,7 @@ mod tests {
         assert!(Config::default().validate().is_ok());
         let bad = [
             ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: 0, ..Default::default() }),
+            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
             ("thresh", Config { thresh: -1.0, ..Default::default() }),
             ("maxthresh", Config { thresh: 10.0, maxthresh: 5.0, ..Default::default() }),
             ("q_weight", Config { q_weight: 1.5, ..Default::default() }),
@@ -790,8 +784,8 @@ mod tests {
             ("linterm", Config { linterm: 0.5, ..Default::default() }),
             ("mark_p", Config { mark_p: 1.5, ..Default::default() }),
             ("beta", Config { beta: 1.0, ..Default::default() }),
-            ("interval", Config { interval: f64::NAN, ..Default::default() }),
-            ("targetdelay", Config { targetdelay: 0.0, ..Default::default() }),
+            ("interval", Config { interval: Seconds(f64::NAN), ..Default::default() }),
+            ("targetdelay", Config { targetdelay: Seconds(0.0), ..Default::default() }),
             ("bottom", Config { bottom: 0.6, ..Default::default() }),
         ];
         for (field, cfg) in bad {

@@ -16,10 +16,11 @@
 //! - Mark mode (`ecn`, ns-2 `markpkts_`): no early test at arrival; each departing packet is marked with
 //!   probability `prob` if it is ECT. Non-ECT packets are never early-dropped (nor marked).
 
-use super::check::ensure;
-use super::fifo::Fifo;
-use super::{buffer_limit, byte_scaled, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::check::{self, ensure};
+use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
+use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
 use crate::sim::Time;
 use serde::Deserialize;
@@ -33,7 +34,7 @@ pub struct Config {
     #[serde(alias = "qib")]
     pub queue_in_bytes: bool,
     /// Bytes per packet for the capacity and the conversions (ns-2 `mean_pktsize_`, 1000).
-    pub mean_pktsize: u32,
+    pub mean_pktsize: Bytes,
     /// Price step size γ (ns-2 `gamma_`, 0.001).
     pub gamma: f64,
     /// Base φ of the marking probability (ns-2 `phi_`, 1.001).
@@ -42,7 +43,7 @@ pub struct Config {
     #[serde(alias = "pbo")]
     pub qref: f64,
     /// Price update period in seconds (ns-2 `pupdtime_`, 0.002).
-    pub pupdtime: f64,
+    pub pupdtime: Seconds,
     /// EWMA weight of the input-rate estimate; 1 = no smoothing (ns-2 `inw_`, 1).
     pub inw: f64,
     /// Weight α of the backlog term (hard-coded 0.1 in ns-2).
@@ -57,11 +58,11 @@ impl Default for Config {
         Config {
             limit: 50,
             queue_in_bytes: false,
-            mean_pktsize: 1000,
+            mean_pktsize: Bytes(1000),
             gamma: 0.001,
             phi: 1.001,
             qref: 20.0,
-            pupdtime: 0.002,
+            pupdtime: Seconds(0.002),
             inw: 1.0,
             alpha: 0.1,
             ecn: false,
@@ -69,26 +70,28 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        ensure(self.limit > 0, "limit", "a buffer of at least 1 packet")?;
-        ensure(self.mean_pktsize > 0, "mean_pktsize", "a positive size in bytes")?;
+impl DisciplineConfig for Config {
+    fn validate(&self) -> Result<(), (String, String)> {
+        check::ns2_buffer(self.limit, self.mean_pktsize)?;
         ensure(self.gamma.is_finite() && self.gamma >= 0.0, "gamma", "a finite step size >= 0")?;
         ensure(self.phi.is_finite() && self.phi > 1.0, "phi", "a base > 1")?;
         ensure(self.qref.is_finite() && self.qref >= 0.0, "qref", "packets >= 0")?;
         ensure(
-            self.pupdtime.is_finite() && self.pupdtime >= 1e-9,
+            self.pupdtime.0.is_finite() && self.pupdtime.0 >= 1e-9,
             "pupdtime",
             "an update period of at least 1 ns, in seconds",
         )?;
         ensure(self.inw > 0.0 && self.inw <= 1.0, "inw", "a weight in (0, 1]")?;
         ensure(self.alpha.is_finite() && self.alpha >= 0.0, "alpha", "a finite weight >= 0")
     }
+
+    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
+        Box::new(FifoQueue::new(Rem::new(self.clone(), link)))
+    }
 }
 
 pub struct Rem {
     cfg: Config,
-    fifo: Fifo,
     limit: u64,
     period: Time,
     /// Mean-size packets the link can send per update period.
@@ -105,11 +108,10 @@ pub struct Rem {
 impl Rem {
     pub fn new(cfg: Config, link: LinkInfo) -> Self {
         Rem {
-            fifo: Fifo::default(),
-            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize),
-            period: secs(cfg.pupdtime),
-            capacity: cfg.pupdtime * link.packets_per_sec(cfg.mean_pktsize as f64),
-            unit: if cfg.queue_in_bytes { cfg.mean_pktsize as f64 } else { 1.0 },
+            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
+            period: secs(cfg.pupdtime.0),
+            capacity: cfg.pupdtime.0 * link.packets_per_sec(cfg.mean_pktsize.0 as f64),
+            unit: if cfg.queue_in_bytes { cfg.mean_pktsize.0 as f64 } else { 1.0 },
             arrivals: 0.0,
             in_avg: 0.0,
             price: 0.0,
@@ -118,20 +120,10 @@ impl Rem {
         }
     }
 
-    fn update(&mut self) {
-        let c = &self.cfg;
-        self.in_avg = self.in_avg * (1.0 - c.inw) + c.inw * self.arrivals / self.unit;
-        let queued = self.fifo.occupancy(c.queue_in_bytes) as f64 / self.unit;
-        let price = self.price + c.gamma * (self.in_avg + c.alpha * (queued - c.qref) - self.capacity);
-        self.price = price.max(0.0);
-        self.prob = 1.0 - c.phi.powf(-self.price);
-        self.arrivals = 0.0;
-    }
-
     /// True with the (byte-scaled) marking probability for a packet of `size` bytes.
     fn selected(&self, size: u32, env: &mut QueueEnv) -> bool {
         let p = if self.cfg.queue_in_bytes {
-            byte_scaled(self.prob, size, self.cfg.mean_pktsize)
+            byte_scaled(self.prob, size, self.cfg.mean_pktsize.0)
         } else {
             self.prob
         };
@@ -139,47 +131,41 @@ impl Rem {
     }
 }
 
-impl QueueDisc for Rem {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
+impl FifoAqm for Rem {
+    fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let size = env.size(pkt);
         let amount = if self.cfg.queue_in_bytes { size as u64 } else { 1 };
         self.arrivals += amount as f64;
-        if self.fifo.occupancy(self.cfg.queue_in_bytes) + amount >= self.limit {
+        if fifo.occupancy(self.cfg.queue_in_bytes) + amount >= self.limit {
             env.drop(pkt, DropReason::Overflow);
         } else if !self.cfg.ecn && self.selected(size, env) {
             env.drop(pkt, DropReason::Early);
         } else {
-            self.fifo.push(pkt, env.packets, env.now);
+            fifo.push(pkt, env.packets, env.now);
         }
     }
 
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        let pkt = self.fifo.pop(env.packets)?;
+    fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        let pkt = fifo.pop(env.packets)?;
         if self.cfg.ecn && self.selected(env.size(pkt), env) {
             env.mark_if_capable(pkt);
         }
         Some(pkt)
     }
 
-    fn departs_in_arrival_order(&self) -> bool {
-        true
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn first_timer(&self) -> Option<Time> {
+    fn update_period(&self) -> Option<Time> {
         Some(self.period)
     }
 
-    fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
-        self.update();
-        Some(env.now + self.period)
+    /// The price update (ns-2 `run_updaterule`).
+    fn update(&mut self, fifo: &Fifo) {
+        let c = &self.cfg;
+        self.in_avg = self.in_avg * (1.0 - c.inw) + c.inw * self.arrivals / self.unit;
+        let queued = fifo.occupancy(c.queue_in_bytes) as f64 / self.unit;
+        let price = self.price + c.gamma * (self.in_avg + c.alpha * (queued - c.qref) - self.capacity);
+        self.price = price.max(0.0);
+        self.prob = 1.0 - c.phi.powf(-self.price);
+        self.arrivals = 0.0;
     }
 
     fn state(&self) -> Vec<(&'static str, f64)> {
@@ -190,7 +176,7 @@ impl QueueDisc for Rem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{near_binomial, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
@@ -198,7 +184,7 @@ mod tests {
     const RATE: u64 = 8_000_000;
 
     /// One update period: `arrive` packets of `size` bytes, then `depart` departures, then the timer.
-    fn period(q: &mut Rem, h: &mut Harness, arrive: usize, depart: usize, size: u32) {
+    fn period(q: &mut FifoQueue<Rem>, h: &mut Harness, arrive: usize, depart: usize, size: u32) {
         for _ in 0..arrive {
             h.arrive(q, size, Ecn::NotEct);
         }
@@ -208,23 +194,18 @@ mod tests {
         h.now = q.on_timer(&mut h.env()).unwrap();
     }
 
-    fn near(x: usize, n: usize, p: f64) -> bool {
-        let mean = n as f64 * p;
-        (x as f64 - mean).abs() <= 4.5 * (mean * (1.0 - p)).sqrt() + 1.0
-    }
-
     #[test]
     fn capacity_uses_mean_pktsize_even_in_packet_mode() {
         let h = Harness::new(100_000_000, 0);
-        let q = Rem::new(Config::default(), h.link);
-        assert_eq!(q.capacity, 0.002 * 100e6 / 8000.0); // 25 "packets" per period
+        let q = FifoQueue::new(Rem::new(Config::default(), h.link));
+        assert_eq!(q.aqm.capacity, 0.002 * 100e6 / 8000.0); // 25 "packets" per period
         assert_eq!(q.first_timer(), Some(secs(0.002)));
     }
 
     #[test]
     fn price_follows_the_update_rule() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Rem::new(Config { ecn: true, limit: 1000, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Rem::new(Config { ecn: true, limit: 1000, ..Default::default() }, h.link));
         h.now = q.first_timer().unwrap();
         let (gamma, alpha, qref, c) = (0.001, 0.1, 20.0, 2.0);
         let mut price = 0.0f64;
@@ -248,47 +229,47 @@ mod tests {
             period(&mut q, &mut h, arrive, depart, 1500);
             queue += arrive as f64 - depart as f64;
             price = (price + gamma * (arrive as f64 + alpha * (queue - qref) - c)).max(0.0);
-            assert_eq!(q.price, price, "period with {arrive} in, {depart} out");
-            assert_eq!(q.prob, 1.0 - 1.001f64.powf(-price));
+            assert_eq!(q.aqm.price, price, "period with {arrive} in, {depart} out");
+            assert_eq!(q.aqm.prob, 1.0 - 1.001f64.powf(-price));
         }
         assert_eq!(price, 0.0); // the empty periods drove the price back to zero
-        assert_eq!(q.arrivals, 0.0);
+        assert_eq!(q.aqm.arrivals, 0.0);
     }
 
     #[test]
     fn arrivals_count_includes_dropped_packets() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Rem::new(Config { limit: 5, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Rem::new(Config { limit: 5, ..Default::default() }, h.link));
         // Price 0: prob 0, so only overflow drops: 4 packets stored (q_after ≥ 5 drops), 6 dropped.
         period(&mut q, &mut h, 10, 0, 1000);
         assert_eq!(q.len_packets(), 4);
-        assert_eq!(q.price, 0.001 * (10.0 + 0.1 * (4.0 - 20.0) - 2.0));
+        assert_eq!(q.aqm.price, 0.001 * (10.0 + 0.1 * (4.0 - 20.0) - 2.0));
     }
 
     #[test]
     fn byte_mode_and_input_smoothing() {
         let mut h = Harness::new(RATE, 0);
         let mut q =
-            Rem::new(Config { queue_in_bytes: true, inw: 0.5, ecn: true, ..Default::default() }, h.link);
+            FifoQueue::new(Rem::new(Config { queue_in_bytes: true, inw: 0.5, ecn: true, ..Default::default() }, h.link));
         period(&mut q, &mut h, 10, 0, 1500); // 15 000 B in, 15 000 B = 15 mean-size packets waiting
         let in1 = 0.5 * 15_000.0 / 1000.0;
         let p1 = 0.001 * (in1 + 0.1 * (15.0 - 20.0) - 2.0);
-        assert_eq!((q.in_avg, q.price), (in1, p1));
+        assert_eq!((q.aqm.in_avg, q.aqm.price), (in1, p1));
         period(&mut q, &mut h, 0, 2, 1500); // nothing in, 12 000 B waiting
         let in2 = in1 * 0.5;
-        assert_eq!(q.in_avg, in2);
-        assert_eq!(q.price, (p1 + 0.001 * (in2 + 0.1 * (12.0 - 20.0) - 2.0)).max(0.0));
+        assert_eq!(q.aqm.in_avg, in2);
+        assert_eq!(q.aqm.price, (p1 + 0.001 * (in2 + 0.1 * (12.0 - 20.0) - 2.0)).max(0.0));
     }
 
     #[test]
     fn overflow_test_after_enqueue_holds_limit_minus_one() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Rem::new(Config { limit: 3, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Rem::new(Config { limit: 3, ..Default::default() }, h.link));
         let v: Vec<_> = (0..3).map(|_| h.arrive(&mut q, 1000, Ecn::NotEct)).collect();
         assert_eq!(v[..2], [None, None]);
         assert!(matches!(v[2], Some(QueueAction::Dropped(_, DropReason::Overflow))));
         // Bytes: limit 2 × 1000 = 2000 B; dropped when the bytes after enqueueing reach it.
-        let mut q = Rem::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link);
+        let mut q = FifoQueue::new(Rem::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link));
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 900, Ecn::NotEct).is_none());
         assert!(matches!(
@@ -301,11 +282,11 @@ mod tests {
     #[test]
     fn drop_mode_drops_arrivals_with_byte_scaled_probability() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Rem::new(Config::default(), h.link);
-        q.prob = 1.0;
+        let mut q = FifoQueue::new(Rem::new(Config::default(), h.link));
+        q.aqm.prob = 1.0;
         assert!(matches!(h.arrive(&mut q, 40, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
-        let mut q = Rem::new(Config { queue_in_bytes: true, ..Default::default() }, h.link);
-        q.prob = 0.5;
+        let mut q = FifoQueue::new(Rem::new(Config { queue_in_bytes: true, ..Default::default() }, h.link));
+        q.aqm.prob = 0.5;
         let n = 50_000;
         for (size, want) in [(40, 0.5 * 40.0 / 1000.0), (1500, 0.75)] {
             let mut dropped = 0;
@@ -316,15 +297,15 @@ mod tests {
                     h.depart(&mut q);
                 }
             }
-            assert!(near(dropped, n, want), "{size} B: {dropped} drops");
+            assert!(near_binomial(dropped, n, want), "{size} B: {dropped} drops");
         }
     }
 
     #[test]
     fn mark_mode_marks_ect_at_dequeue_and_never_drops_non_ect() {
         let mut h = Harness::new(RATE, 0);
-        let mut q = Rem::new(Config { ecn: true, limit: 1000, ..Default::default() }, h.link);
-        q.prob = 0.3;
+        let mut q = FifoQueue::new(Rem::new(Config { ecn: true, limit: 1000, ..Default::default() }, h.link));
+        q.aqm.prob = 0.3;
         let n = 20_000;
         for ecn in [Ecn::Ect0, Ecn::NotEct] {
             let mut marked = 0;
@@ -341,7 +322,7 @@ mod tests {
                 }
             }
             let want = if ecn == Ecn::Ect0 { 0.3 } else { 0.0 };
-            assert!(near(marked, n, want), "{ecn:?}: {marked} marks");
+            assert!(near_binomial(marked, n, want), "{ecn:?}: {marked} marks");
         }
     }
 
@@ -350,11 +331,11 @@ mod tests {
         assert!(Config::default().validate().is_ok());
         let bad = [
             ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: 0, ..Default::default() }),
+            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
             ("gamma", Config { gamma: -0.1, ..Default::default() }),
             ("phi", Config { phi: 1.0, ..Default::default() }),
             ("qref", Config { qref: f64::NAN, ..Default::default() }),
-            ("pupdtime", Config { pupdtime: 0.0, ..Default::default() }),
+            ("pupdtime", Config { pupdtime: Seconds(0.0), ..Default::default() }),
             ("inw", Config { inw: 0.0, ..Default::default() }),
             ("alpha", Config { alpha: -1.0, ..Default::default() }),
         ];

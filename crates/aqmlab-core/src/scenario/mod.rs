@@ -562,6 +562,41 @@ delay = "1ms"
     }
 
     #[test]
+    fn queue_errors_name_the_field() {
+        let with_queue = |q: &str| parse(&format!("{MINIMAL}queue = {q}\n"), "m.toml");
+        let cases = [
+            (r#"{ kind = "codel", target = "5 parsecs" }"#, "links[0].queue.target", "a duration unit"),
+            (
+                r#"{ kind = "blue", ihold = true }"#,
+                "links[0].queue.ihold",
+                "invalid type: boolean `true`, expected a duration",
+            ),
+            (r#"{ kind = "pie", mean_pktsize = "big" }"#, "links[0].queue.mean_pktsize", "a size like"),
+            (
+                r#"{ kind = "sfq" }"#,
+                "links[0].queue.kind",
+                "unknown variant `sfq`, expected one of `droptail`",
+            ),
+            (
+                r#"{ kind = "red", bogus = 1 }"#,
+                "links[0].queue.bogus",
+                "unknown field `bogus`, expected one of",
+            ),
+            (r#"{ limit = 5 }"#, "links[0].queue", "missing field `kind`"),
+            // Fields before `kind` are read once the kind is known; the error still says which.
+            (r#"{ bogus = 1, kind = "red" }"#, "links[0].queue", "unknown field `bogus`"),
+        ];
+        for (queue, path, message) in cases {
+            let e = with_queue(queue).unwrap_err();
+            assert_eq!((e.path.as_str(), e.line), (path, Some(8)), "{queue}: {e}");
+            assert!(e.message.starts_with(message), "{queue}: {e}");
+        }
+        let s = with_queue(r#"{ limit = 30, kind = "codel", target = "10ms" }"#).unwrap();
+        let Some(crate::aqm::QueueConfig::Codel(c)) = &s.links[0].queue else { panic!("not CoDel") };
+        assert_eq!((c.limit, c.target.0), (30, 0.01));
+    }
+
+    #[test]
     fn negative_rate_is_rejected() {
         let text = MINIMAL.replace("\"10Mbps\"", "\"-10Mbps\"");
         let e = parse(&text, "m.toml").unwrap_err();

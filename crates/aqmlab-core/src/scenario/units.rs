@@ -1,5 +1,6 @@
 //! Quantities with units as written in scenarios: durations (`"10ms"` or seconds as a number), rates
 //! (`"100Mbps"` or bit/s as a number) and byte sizes (`"16KiB"`, `"1500B"` or bytes as a number).
+//! AQM parameters take durations as [`Seconds`].
 
 use crate::sim::{time, Time};
 use serde::de::{self, Deserializer, Visitor};
@@ -9,6 +10,13 @@ use std::fmt;
 /// A non-negative duration, stored in nanoseconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Duration(pub Time);
+
+/// A duration as an AQM parameter, in seconds: a string such as `"5ms"` is read as every other
+/// duration (whole nanoseconds), a bare number is kept exactly as written, since ns-2's parameters
+/// enter floating-point formulas and must give the same results as before units were accepted. Range
+/// checks are left to the discipline's `validate`, which names the field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Seconds(pub f64);
 
 /// A link or sending rate in bit/s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -71,6 +79,10 @@ fn to_duration(secs: f64) -> Result<Duration, String> {
         return Err(format!("a duration of at most {MAX_DURATION_S:e} s, found {secs:e} s"));
     }
     Ok(Duration::from_secs(secs))
+}
+
+fn parse_seconds(s: &str) -> Result<Seconds, String> {
+    parse_duration(s).map(|d| Seconds(d.secs()))
 }
 
 /// Parses `"100Mbps"`, `"1Gbps"`, `"10Mb/s"`, `"64kbps"`, `"9600bps"`; a bare number means bit/s.
@@ -166,6 +178,13 @@ quantity_serde!(
     "a duration such as \"10ms\" or a number of seconds"
 );
 quantity_serde!(
+    Seconds,
+    parse_seconds,
+    |v: f64| Ok::<Seconds, String>(Seconds(v)),
+    |s: &Seconds| s.0,
+    "a duration such as \"10ms\" or a number of seconds"
+);
+quantity_serde!(
     Rate,
     parse_rate,
     to_rate,
@@ -193,6 +212,21 @@ mod tests {
         assert!(parse_duration("10 parsecs").is_err());
         // Beyond the bound a duration would be clamped to the clock's range: refused instead.
         assert!(parse_duration("1e12").unwrap_err().contains("at most 1e9 s"));
+    }
+
+    #[test]
+    fn aqm_durations_keep_bare_numbers_exactly() {
+        let read =
+            |v: &str| toml::from_str::<std::collections::HashMap<String, Seconds>>(&format!("t = {v}"));
+        assert_eq!(read("\"15ms\"").unwrap()["t"], Seconds(0.015));
+        assert_eq!(read("\"100us\"").unwrap()["t"], Seconds(1e-4));
+        assert_eq!(read("0.1").unwrap()["t"], Seconds(0.1));
+        assert_eq!(read("2").unwrap()["t"], Seconds(2.0));
+        // Not a whole number of nanoseconds, yet kept as written; negative numbers are left to validate.
+        assert_eq!(read("1.00000000001e-3").unwrap()["t"], Seconds(1.00000000001e-3));
+        assert_eq!(read("-1.0").unwrap()["t"], Seconds(-1.0));
+        assert!(read("\"-1ms\"").is_err());
+        assert!(read("\"5 parsecs\"").unwrap_err().message().contains("a duration unit"));
     }
 
     #[test]
