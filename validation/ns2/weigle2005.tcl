@@ -299,10 +299,28 @@ foreach {a b} {0 1 7 6} {
 # Queue length: the flow monitor's aggregate pkts_ (packets waiting, as ns-2's q_->length()).
 set nsamples 0
 proc sample {} {
-    global ns fm qsum nsamples cfg
-    foreach key [array names qsum] { set qsum($key) [expr {$qsum($key) + [$fm($key) set pkts_]}] }
+    global ns fm qsum qhist nsamples cfg
+    foreach key [array names qsum] {
+        set len [$fm($key) set pkts_]
+        set qsum($key) [expr {$qsum($key) + $len}]
+        incr qhist($key,$len)
+    }
     incr nsamples
     $ns at [expr {[$ns now] + $cfg(samples)}] sample
+}
+
+# Quantile q of link `key`'s sampled queue lengths (packets): the smallest length whose share of the
+# samples at or below it reaches q; -1 when not sampled.
+proc queue_quantile {key q} {
+    global qhist nsamples
+    set lens {}
+    foreach idx [array names qhist "$key,*"] { lappend lens [lindex [split $idx ,] 1] }
+    set seen 0
+    foreach len [lsort -integer $lens] {
+        incr seen $qhist($key,$len)
+        if {$seen >= $q * $nsamples} { return $len }
+    }
+    return -1
 }
 
 # Per-class counters over all monitored links: arrivals at the hosts' own uplinks = packets sent.
@@ -419,7 +437,7 @@ proc finish {} {
         }
         set qmean [expr {[info exists qsum($key)] && $nsamples > 0 ? $qsum($key) / $nsamples : -1}]
         regexp {R(\d)->R(\d)} $name -> i j
-        lappend links "\"$name\": {\"drops\": $dr, \"marks\": [marks_made $i $j], \"ce_departures\": $mk, \"arrivals\": $ar, \"q_mean_pkts\": [jnum $qmean], \"load_mbps\": {[join $load {, }]}}"
+        lappend links "\"$name\": {\"drops\": $dr, \"marks\": [marks_made $i $j], \"ce_departures\": $mk, \"arrivals\": $ar, \"q_mean_pkts\": [jnum $qmean], \"q_p10_pkts\": [queue_quantile $key 0.1], \"q_p50_pkts\": [queue_quantile $key 0.5], \"q_p90_pkts\": [queue_quantile $key 0.9], \"load_mbps\": {[join $load {, }]}}"
     }
     # long-lived goodput: in-order payload at the forward sinks (bytes_ counts 1500-byte packets)
     set goodput [expr {($snap(end,llbytes) - $snap(warm,llbytes)) * 1460.0 / 1500.0 * 8 / $win / 1e3}]
