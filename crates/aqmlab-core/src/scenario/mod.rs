@@ -583,8 +583,9 @@ delay = "1ms"
                 "unknown field `bogus`, expected one of",
             ),
             (r#"{ limit = 5 }"#, "links[0].queue", "missing field `kind`"),
-            // Fields before `kind` are read once the kind is known; the error still says which.
-            (r#"{ bogus = 1, kind = "red" }"#, "links[0].queue", "unknown field `bogus`"),
+            // Fields before `kind` are read once the kind is known, with the table's path only; `parse`
+            // then finds the field at fault by leaving each key out.
+            (r#"{ bogus = 1, kind = "red" }"#, "links[0].queue.bogus", "unknown field `bogus`"),
         ];
         for (queue, path, message) in cases {
             let e = with_queue(queue).unwrap_err();
