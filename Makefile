@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_PROGRESS_WHEN = never
 
-.PHONY: demo test build lint rust-test py-test bench bench-compare validate clean
+.PHONY: demo test build lint rust-test py-test fuzz bench bench-compare validate clean
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -33,6 +33,13 @@ py-test: build
 	$(VENV)/bin/pytest -q
 
 test: lint rust-test py-test
+
+# The property test of the scenario parser and model builder (mutated scenarios never panic and every
+# rejection is a located error) with many more cases than the 256 of `make test`; FUZZ_CASES to change.
+FUZZ_CASES ?= 20000
+
+fuzz:
+	PROPTEST_CASES=$(FUZZ_CASES) cargo test --quiet -p aqmlab-core --test scenario_fuzz
 
 # Extra options for validation/bench.py, e.g. `make bench-compare BENCH_ARGS="--repeat 3"`.
 BENCH_ARGS ?=

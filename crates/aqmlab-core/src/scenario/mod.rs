@@ -147,7 +147,7 @@ fn default_routers() -> [String; 2] {
 
 /// A duration that may vary linearly with the index of a host or flow.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a duration (\"10ms\") or { from = \"10ms\", to = \"50ms\" }")]
 pub enum Spread {
     Fixed(Duration),
     Linear { from: Duration, to: Duration },
@@ -181,7 +181,7 @@ pub struct RouteSpec {
 
 /// One or several node names; flow `i` of a group uses entry `i mod len`.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a node name (\"h1\") or a list of node names ([\"h1\", \"h2\"])")]
 pub enum NodeSel {
     One(String),
     Many(Vec<String>),
@@ -446,7 +446,7 @@ pub fn apply_overrides(text: &str, overrides: &[String], file: &str) -> Result<S
         file: file.into(),
         line: e.span().map(|s| text[..s.start].matches('\n').count() + 1),
         path: String::new(),
-        message: e.message().trim().to_string(),
+        message: toml_message(e.message()),
     })?;
     for ov in overrides {
         let err =
@@ -511,8 +511,16 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
                 (path, line)
             }
         };
-        ScenarioError { file: file.into(), line, path, message: inner.message().trim().to_string() }
+        ScenarioError { file: file.into(), line, path, message: toml_message(inner.message()) }
     })
+}
+
+/// The TOML parser's message, or what was expected where it gives none (`key =` with no value).
+fn toml_message(message: &str) -> String {
+    match message.trim() {
+        "" => "a value (a number, a quoted string such as \"10ms\", an array or an inline table)".into(),
+        m => m.to_string(),
+    }
 }
 
 /// The scenario, or the path of the field at fault and the error.
@@ -603,6 +611,34 @@ delay = "1ms"
         let e = parse(&text, "m.toml").unwrap_err();
         assert_eq!(e.path, "links[0].rate");
         assert!(e.message.contains("positive rate"), "{e}");
+    }
+
+    /// Found by `tests/scenario_fuzz.rs`: a key with no value (a file cut after `=`) gave an empty message.
+    #[test]
+    fn a_key_without_a_value_says_what_was_expected() {
+        let text = format!("{MINIMAL}seed =");
+        let e = parse(&text, "m.toml").unwrap_err();
+        // The last table is `[[links]]`, so the key belongs to it.
+        assert_eq!((e.line, e.path.as_str()), (Some(8), "links[0].seed"), "{e}");
+        assert!(e.message.contains("a value"), "{e}");
+        let e = apply_overrides(&text, &["seed=2".into()], "m.toml").unwrap_err();
+        assert_eq!(e.line, Some(8), "{e}");
+        assert!(e.message.contains("a value"), "{e}");
+    }
+
+    /// Found by `tests/scenario_fuzz.rs`: node selections and delay spreads of the wrong shape said only
+    /// "data did not match any variant of untagged enum".
+    #[test]
+    fn node_selections_and_spreads_of_the_wrong_shape_say_what_was_expected() {
+        let text = format!("{MINIMAL}[[flows]]\nkind = \"udp_cbr\"\nsrc = 1\ndst = \"y\"\nrate = 1\n");
+        let e = parse(&text, "m.toml").unwrap_err();
+        assert_eq!((e.line, e.path.as_str()), (Some(10), "flows[0].src"), "{e}");
+        assert!(e.message.contains("a node name (\"h1\") or a list of node names"), "{e}");
+        let text = "duration = \"1s\"\n[dumbbell]\npairs = 1\nbottleneck_rate = 1\nbottleneck_delay = 0\n\
+                    access_rate = 1\naccess_delay = { from = \"1ms\" }\n";
+        let e = parse(text, "m.toml").unwrap_err();
+        assert_eq!((e.line, e.path.as_str()), (Some(7), "dumbbell.access_delay"), "{e}");
+        assert!(e.message.contains("a duration (\"10ms\") or { from"), "{e}");
     }
 
     #[test]
