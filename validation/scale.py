@@ -16,10 +16,10 @@ forwards, peering-link utilization and loss each way, and the response-time quan
 Each run is appended as one JSON line to ``validation/results/scale.jsonl`` and as a Markdown table row to
 stdout (and to ``--md`` if given).
 
-``--calibrate`` replaces the peering link by 1 Gb/s (study L's "uncongested" network, §13 of the
-reference) and runs each ``--rates`` value for ``--duration`` (default 360 s, warm-up 60 s) and
-``--seeds`` seeds, reporting Mb/s per direction and k = Mb/s per (conn/s); the rate for a target load is
-target / k.
+``--calibrate`` replaces the peering link by 1 Gb/s (study L's "uncongested" network,
+docs/load-and-metrics.md#offered-load) and runs each ``--rates`` value for ``--duration`` (default
+360 s, warm-up 60 s) and ``--seeds`` seeds, reporting Mb/s per direction and k = Mb/s per (conn/s); the
+rate for a target load is target / k.
 
 Standard library only (Python 3.11); needs ``aqmlab-bench`` (``cargo build --release -p aqmlab-core``;
 found through ``--bench``, ``$AQMLAB_BENCH``, ``$CARGO_TARGET_DIR`` or ``target/``).

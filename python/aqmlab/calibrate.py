@@ -1,4 +1,4 @@
-"""Offered-load calibration of PackMime-HTTP generators (reference §13.2).
+"""Offered-load calibration of PackMime-HTTP generators (docs/load-and-metrics.md#calibration).
 
 Offered load is the rate on the wire (headers included) that the generators produce when the network does
 not constrain them. :func:`calibrate` raises every link slower than ``widen_bps`` to that rate (with large
@@ -21,7 +21,8 @@ from aqmlab import __version__, _core, api
 
 __all__ = ["Calibration", "CalibrationError", "Point", "calibrate", "read_set_file"]
 
-#: First guess of k: bits/s on the wire server→client per new connection/s (ns-2.35, HTTP/1.1, §13.2).
+#: First guess of k: bits/s on the wire server→client per new connection/s (ns-2.35, HTTP/1.1,
+#: docs/load-and-metrics.md#calibration).
 K_GUESS_BPS = 68e3
 #: Links slower than this are raised to it unless told otherwise.
 DEFAULT_WIDEN_BPS = 1e9
@@ -90,7 +91,8 @@ class Calibration:
             f"{name} (http.{i}, rate {base:g} in the scenario)" for i, name, base in self.generators
         )
         lines = [
-            f"# Offered-load calibration by `aqmlab calibrate` (aqmlab {__version__}, reference §13.2)",
+            f"# Offered-load calibration by `aqmlab calibrate` (aqmlab {__version__}, "
+            "docs/load-and-metrics.md#calibration)",
             f"# scenario: {self.scenario_file}",
         ]
         if self.overrides:

@@ -189,7 +189,8 @@ STUDY = Study(
     figures=figures,
     notes=[
         "Every AQM uses ns-2's default parameters, as the paper did; RED and AVQ default to byte mode, so "
-        "their hard limits are 90×500 B and 90×1000 B (reference §2.6, §7.3).",
+        "their hard limits are 90×500 B and 90×1000 B "
+        "(docs/aqm.md#red-automatic-parameters, docs/aqm.md#avq-virtual-queue).",
         "AN-AQM is a documented reconstruction (the paper describing it was not obtained); its constants "
         "are placeholders, so its rows are not evidence about the published algorithm.",
         "--quick runs one seed and stops the heavy (1000-connection) case at 70 s (40 s measured).",

@@ -5,8 +5,8 @@ The peering link of scenarios/le2003/peering.toml (100 Mb/s, web traffic both wa
 uniform on [10, 150] ms from the browsers, 16 KB windows) at 80/90/98/105% offered load, calibrated on
 the uncongested 1 Gb/s network as the study did; drop-tail 24/240/2400, PI and REM with q_ref 24/240,
 ARED (12, 36) and (120, 360) with w_q = 1/8192, every AQM with and without ECN. PackMime-HTTP stands in
-for the UNC web model (reference §12): compare shapes (which scheme's CDF is above which), not absolute
-percentiles.
+for the UNC web model (docs/traffic.md#the-unc-web-model-of-study-l): compare shapes (which scheme's CDF
+is above which), not absolute percentiles.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def schemes(quick: bool) -> dict[str, dict | None]:
         for q in (24,) if quick else (24, 240):
             for kind in ("pi", "rem"):
                 # REM in byte mode: its capacity term counts packets of mean_pktsize, which web traffic's
-                # small packets would overrun in packet mode (reference §5.2).
+                # small packets would overrun in packet mode (docs/aqm.md#rem-price-and-capacity).
                 extra = ", queue_in_bytes = true" if kind == "rem" else ""
                 flags = f"ecn = {str(ecn).lower()}, limit = {AQM_LIMIT}{extra}"
                 queue = f'{{ kind = "{kind}", qref = {q}, {flags} }}'
@@ -254,7 +254,8 @@ STUDY = Study(
     figures=figures,
     calibrate=calibrate,
     notes=[
-        "Traffic model: PackMime-HTTP stands in for the UNC web model used on the testbed (reference §12); "
+        "Traffic model: PackMime-HTTP stands in for the UNC web model used on the testbed "
+        "(docs/traffic.md#the-unc-web-model-of-study-l); "
         "compare the ordering of schemes, not absolute response times.",
         f"AQM buffers hold {AQM_LIMIT} packets (the paper does not give ALTQ's queue limit).",
         "REM runs in byte mode (arrivals, queue and capacity in bytes; q_ref in 1000-byte units): in packet "

@@ -83,9 +83,10 @@ def calibrate(quick: bool, execute, reading: dict | None = None) -> dict:
     """The paper's calibration (section III-C): end-to-end HTTP rates giving 3.5 Mb/s of HTTP offered
     load each way with the long-lived flows running and no loss at R0/R7; cross-traffic rates giving
     3.5 Mb/s of forward cross traffic per congested link with the router links widened to 100 Mb/s.
-    Offered load is linear in the connection rate (reference §13.2): runs at the first-estimate rate give
-    the slope k, and the rate is target / k. PackMime's response sizes are heavy-tailed, so one 1200-s run
-    misses its mean by up to 10 %: the full calibration averages the load over three seeds.
+    Offered load is linear in the connection rate (docs/load-and-metrics.md#calibration): runs at the
+    first-estimate rate give the slope k, and the rate is target / k. PackMime's response sizes are
+    heavy-tailed, so one 1200-s run misses its mean by up to 10 %: the full calibration averages the load
+    over three seeds.
     `execute(specs)` runs specs and returns their outcomes; `reading` replaces READING (sensitivity runs).
     Also returned: the loads at the first estimate, and the end-to-end response payload (application
     bytes, no headers, SYNs or ACKs), for calibrating on another definition of offered load."""

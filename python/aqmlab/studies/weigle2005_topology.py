@@ -40,7 +40,7 @@ AQM_QUEUES: dict[str, dict] = {
 DROPTAIL = {"kind": "droptail", "limit": BUFFER}
 
 # First estimate of the PackMime rates for 3.5 Mb/s of HTTP responses (k ≈ 68 kb/s per conn/s,
-# reference §13.2); the study's calibration step replaces it.
+# docs/load-and-metrics.md#calibration); the study's calibration step replaces it.
 DEFAULT_RATE = 3.5e6 / 68e3
 
 

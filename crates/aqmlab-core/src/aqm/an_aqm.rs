@@ -1,12 +1,12 @@
 //! AN-AQM — Adaptive Neuron AQM (J. Sun, M. Zukerman, "An Adaptive Neuron AQM for a Stable Internet",
 //! IFIP Networking 2007, LNCS 4479) — **a documented reconstruction, not the paper's algorithm**.
 //!
-//! Neither the paper nor any code was obtained (reference §8). This is the standard single-neuron
-//! adaptive PID controller the paper and its predecessor ("Neuron PID", ATNAC 2006) build on, and
-//! **every constant below is a placeholder parameter**, chosen so that the neuron starts out exactly as
-//! ns-2's PI controller (§8.3). What is believed specific to AN-AQM (a rate-mismatch term in the error,
-//! an adapted gain; §8.2) is not modelled. Results must be labelled as coming from this reconstruction;
-//! `state()` carries `("reconstruction", 1.0)` so traces say so too.
+//! Neither the paper nor any code was obtained (docs/aqm.md#an-aqm-reconstruction). This is the standard
+//! single-neuron adaptive PID controller the paper and its predecessor ("Neuron PID", ATNAC 2006) build
+//! on, and **every constant below is a placeholder parameter**, chosen so that the neuron starts out
+//! exactly as ns-2's PI controller (same section). What is believed specific to AN-AQM (a rate-mismatch
+//! term in the error, an adapted gain) is not modelled. Results must be labelled as coming from this
+//! reconstruction; `state()` carries `("reconstruction", 1.0)` so traces say so too.
 //!
 //! Every `T = 1/w` seconds (a timer, independent of arrivals), with `q` the waiting packets:
 //!
@@ -21,12 +21,14 @@
 //! With `K = a` and initial weights `(b/a, (a-b)/a, 0)` the first increment is PI's
 //! `a (q - qref) - b (q_old - qref)` (ns-2 `a_ = 1.822e-5`, `b_ = 1.816e-5`); learning then moves it.
 //!
-//! Per packet, as PI (§4.2): an arrival finding `limit` or more packets waiting is dropped (`Overflow`);
-//! otherwise every arrival, even into an empty queue, is tested with `u <= p` and, if selected, marked
-//! when `ecn` is on and it is ECN-capable, else dropped (`Early`, or `NotEct` when `ecn` is on).
+//! Per packet, as PI (docs/aqm.md#pi): an arrival finding `limit` or more packets waiting is dropped
+//! (`Overflow`); otherwise every arrival, even into an empty queue, is tested with `u <= p` and, if
+//! selected, marked when `ecn` is on and it is ECN-capable, else dropped (`Early`, or `NotEct` when `ecn`
+//! is on).
 //!
 //! Placeholder defaults: `gain` K = 1.822e-5, `weights` (b/a, (a-b)/a, 0) = (0.99671, 0.00329, 0),
-//! `w` = 170 Hz (T = 5.88 ms), `eta` = 1e-3 for all three inputs (the low end of §8.3's 1e-3…1e-1),
+//! `w` = 170 Hz (T = 5.88 ms), `eta` = 1e-3 for all three inputs (the low end of the placeholder range
+//! 1e-3…1e-1),
 //! `qref` = 15 packets = 30 % of the default 50-packet buffer (study C's convention: "target queue size
 //! equal to 30 % of the buffer size", so 27 for its 90-packet buffer; scenarios set it explicitly),
 //! `limit` = 50 packets, ECN off. Packet mode only.

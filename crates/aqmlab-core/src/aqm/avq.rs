@@ -1,6 +1,6 @@
 //! AVQ — Adaptive Virtual Queue (Kunniyur & Srikant, "Analysis and Design of an Adaptive Virtual Queue
 //! (AVQ) Algorithm for Active Queue Management", SIGCOMM 2001), as ns-2.35's `Queue/Vq` implements it
-//! (reference §7.2).
+//! (docs/aqm.md#avq-virtual-queue).
 //!
 //! Per arrival of a packet of size b (bytes in byte mode, else 1):
 //! - the virtual queue drains at the virtual capacity C̃ since the previous arrival, then takes b:

@@ -1,14 +1,15 @@
 //! BLUE (Feng, Kandlur, Saha, Shin; UM CSE-TR-387-99, 1999; IEEE/ACM ToN 10(4), 2002), as the widely
 //! circulated ns-2 port `Queue/Blue` behaves (Feng's ns-1.1 code ported to ns-2.1b8 by S. Thulasidasan,
-//! LANL; reference §6).
+//! LANL; docs/aqm.md#blue-paper-and-port).
 //!
 //! One marking probability `p_m` applies to every arriving packet:
 //! - **Arrival:** draw `u`; if `u <= p_m` the packet is marked when `ecn` is on and it is ECN-capable,
 //!   otherwise dropped (`Early`; `NotEct` when `ecn` is on). A marked packet continues. It is then
 //!   enqueued, and if the queue now holds `limit` or more waiting packets the arrival is dropped
 //!   (`Overflow`) and `p_m += increment`, at most once per `ihold` (strictly more than `ihold` since the
-//!   last increase). So at most `limit - 1` packets wait (§1.3). As in the port, a packet marked by the
-//!   early test can still be lost to overflow (it then counts as a mark and an overflow drop).
+//!   last increase). So at most `limit - 1` packets wait (docs/aqm.md#buffer-overflow). As in the port, a
+//!   packet marked by the early test can still be lost to overflow (it then counts as a mark and an
+//!   overflow drop).
 //! - **Link idle** (`dequeue` finds the queue empty): `p_m -= decrement`, at most once per `dhold`.
 //!
 //! `p_m` stays in [0, 1]; both hold timers start at time 0, as the port's `reset()` sets them. The

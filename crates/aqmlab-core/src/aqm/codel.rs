@@ -1,5 +1,5 @@
 //! CoDel — Controlled Delay (Nichols, Jacobson, McGregor, Iyengar; RFC 8289), following the RFC's
-//! Appendix pseudocode (reference §9.2).
+//! Appendix pseudocode (docs/aqm.md#codel-state-machine).
 //!
 //! Packets are timestamped on enqueue (`Fifo::push`). At dequeue the head's sojourn time is compared
 //! with `target`: once it has stayed at or above `target` for `interval` (and more than one `mtu` of

@@ -1,4 +1,4 @@
-//! Drop-tail FIFO with ns-2's limits (`Queue/DropTail`, reference §1).
+//! Drop-tail FIFO with ns-2's limits (`Queue/DropTail`, docs/aqm.md#droptail).
 //!
 //! Packet mode drops an arrival when `waiting + 1 >= limit`, so at most `limit - 1` packets wait and
 //! `limit` are in the system counting the one on the wire. Byte mode drops when

@@ -1,5 +1,6 @@
 //! FQ-CoDel — FlowQueue-CoDel (Hoeiland-Joergensen, McKenney, Taht, Gettys, Dumazet; RFC 8290), with the
-//! Linux `sch_fq_codel` / ns-3 `FqCoDelQueueDisc` choices where the RFC leaves them open (reference §9.3).
+//! Linux `sch_fq_codel` / ns-3 `FqCoDelQueueDisc` choices where the RFC leaves them open
+//! (docs/aqm.md#fq-codel-scheduling).
 //!
 //! - **Classification:** a packet goes to bucket `((mix32(flow) as u64 * flows) >> 32)`, where `flow` is
 //!   the packet's flow index and `mix32` is the MurmurHash3 32-bit finaliser — fixed and unperturbed, so

@@ -128,8 +128,9 @@ pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u64) -> u64 {
     }
 }
 
-/// The buffer of a FIFO that drops arrivals once full (ns-2's drop-tail rule, reference §1): an
-/// arrival is dropped when the waiting packets + 1 (or waiting bytes + its size) reach `limit`.
+/// The buffer of a FIFO that drops arrivals once full (ns-2's drop-tail rule,
+/// docs/aqm.md#buffer-overflow): an arrival is dropped when the waiting packets + 1 (or waiting bytes +
+/// its size) reach `limit`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FifoBuffer {
     pub limit: u64,

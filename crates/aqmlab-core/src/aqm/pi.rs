@@ -1,5 +1,5 @@
 //! PI controller AQM (Hollot, Misra, Towsley & Gong, "On Designing Improved Controllers for AQM Routers
-//! Supporting TCP Flows", INFOCOM 2001), as ns-2.35's `Queue/PI` implements it (reference §4).
+//! Supporting TCP Flows", INFOCOM 2001), as ns-2.35's `Queue/PI` implements it (docs/aqm.md#pi).
 //!
 //! ns-2 behaviours reproduced:
 //! - Periodic update every `1/w` seconds, independent of arrivals (`calculate_p`, `PICalcTimer`):

@@ -1,5 +1,5 @@
 //! PIE — Proportional Integral controller Enhanced (Pan, Natarajan, Baker, White; RFC 8033), with ns-3's
-//! `PieQueueDisc` choices where the RFC leaves them open (reference §9.1).
+//! `PieQueueDisc` choices where the RFC leaves them open (docs/aqm.md#pie).
 //!
 //! **Every `t_update`** (a timer) the drop probability follows the queueing delay:
 //!

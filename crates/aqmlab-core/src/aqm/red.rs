@@ -1,14 +1,14 @@
 //! RED (Floyd & Jacobson, "Random Early Detection Gateways for Congestion Avoidance", IEEE/ACM ToN 1993)
 //! with gentle mode (Floyd 2000) and Adaptive RED (Floyd, Gummadi & Shenker, ICSI 2001), as ns-2.35's
-//! `Queue/RED` implements them (reference §2, §3).
+//! `Queue/RED` implements them (docs/aqm.md#red, docs/aqm.md#adaptive-red).
 //!
 //! ns-2 behaviours reproduced:
 //! - EWMA of the queue on **every arrival**, before the decision, with the idle-time correction
 //!   `avg ← avg·(1−w_q)^(m+1) + w_q·q`, `m = floor(ptc·(now − idle_since))` for the first arrival after
 //!   `dequeue` found the queue empty (`estimator`, `enque`). The queue starts idle at t = 0.
 //! - Drop probability `p_b` from the linear region and the gentle line `v_c·avg + v_d`, whose
-//!   coefficients are fixed at start from the *initial* max_p (the Adaptive RED quirk of §3.2:
-//!   `calculate_p_new`, `reset`).
+//!   coefficients are fixed at start from the *initial* max_p (the Adaptive RED quirk of
+//!   docs/aqm.md#adaptive-red: `calculate_p_new`, `reset`).
 //! - Count correction with and without `wait`, count in mean-size packets of bytes under `bytes`, and the
 //!   per-packet scaling `p_a·size/mean_pktsize` applied only while `p_a < 1` (`modify_p`).
 //! - Counting rules: `count`/`count_bytes` grow on every arrival; the early branch needs `avg ≥ min_th`

@@ -1,5 +1,5 @@
 //! REM — Random Exponential Marking (Athuraliya, Li, Low & Yin, "REM: Active Queue Management",
-//! IEEE Network 15(3), 2001), as ns-2.35's `Queue/REM` implements it (reference §5).
+//! IEEE Network 15(3), 2001), as ns-2.35's `Queue/REM` implements it (docs/aqm.md#rem).
 //!
 //! ns-2 behaviours reproduced:
 //! - Price update every `pupdtime` seconds on a timer (`run_updaterule`, first at t = pupdtime):

@@ -1,6 +1,6 @@
 //! PackMime-HTTP: the web-traffic model of Cao, Cleveland, Gao, Jeffay, Smith and Weigle, "Stochastic
 //! Models for Generating Synthetic HTTP Source Traffic" (IEEE INFOCOM 2004), as ns-2.35 implements it in
-//! `packmime/packmime_ranvar.cc` and `packmime_HTTP.cc` (reference §11).
+//! `packmime/packmime_ranvar.cc` and `packmime_HTTP.cc` (docs/traffic.md).
 //!
 //! PackMime describes a cloud of web clients and servers by one parameter, the rate of new TCP
 //! connections per second. Everything else — gaps between connection starts, request and response sizes,
@@ -30,7 +30,7 @@
 //!   allowed simplification, and what the KS tests use.
 //! - Think-time parameters are drawn per persistent connection, as ns-2's source does
 //!   ([`ThinkTimeScope::PerConnection`]); [`ThinkTimeScope::PerRun`] gives the once-per-run reading of
-//!   reference §11.3.
+//!   docs/traffic.md#persistent-connections.
 
 pub mod lrd;
 mod model;

@@ -31,8 +31,8 @@ pub struct FlowArrivals {
 
 impl FlowArrivals {
     /// `rate` in new connections per second. `lrd = true` is ns-2; `false` draws i.i.d. gaps with the same
-    /// marginal (the simplification allowed by the reference, §11.2). With LRD the constructor runs the
-    /// FARIMA burn-in on `rng`.
+    /// marginal (an allowed simplification, docs/traffic.md#connection-arrivals). With LRD the constructor
+    /// runs the FARIMA burn-in on `rng`.
     pub fn new(rate: f64, lrd: bool, rng: &mut Rng) -> Self {
         assert!(rate > 0.0, "PackMime rate must be positive");
         let shape = logitinv(0.352 + 0.388 * rate.log2());
@@ -171,7 +171,7 @@ pub enum RttSide {
     Server,
 }
 
-/// Per-flow base delay for a DelayBox (ns-2 `PackMimeHTTPXmit`, reference §11.7).
+/// Per-flow base delay for a DelayBox (ns-2 `PackMimeHTTPXmit`, docs/traffic.md#rtt-model).
 ///
 /// `p = Φ(y_t)`, `v = T(−log10(1 − p))^exponent` milliseconds; the value returned is `v/2` (ns-2 halves it
 /// because the DelayBox applies it to both directions of the flow), converted to seconds.
@@ -256,7 +256,8 @@ pub enum ThinkTimeScope {
     /// Afresh for every persistent connection: what ns-2's source does (`value_array` draws them into
     /// locals on each call, once per connection).
     PerConnection,
-    /// One set for the whole run (reference §11.3's reading; also useful to pin them in tests).
+    /// One set for the whole run (the once-per-run reading of docs/traffic.md#persistent-connections; also
+    /// useful to pin them in tests).
     PerRun(ThinkTimeParams),
 }
 
@@ -279,7 +280,8 @@ const P_1TRANSFER: f64 = 0.69;
 const SCALE_NTRANSFER: f64 = 1.578;
 const FSIZE0_CACHE_CUTOFF: u64 = 275;
 
-/// Assembles connections: persistence, pages, objects, gaps and sizes (reference §11.3).
+/// Assembles connections: persistence, pages, objects, gaps and sizes
+/// (docs/traffic.md#persistent-connections).
 #[derive(Debug, Clone)]
 pub struct ConnectionPlanner {
     version: HttpVersion,

@@ -3,7 +3,7 @@
 //!
 //! Each table maps a transformed probability `x` to a transformed value `y`; the transforms are given per
 //! table below and applied by the samplers in `model.rs`. Knot values are ns-2's, digit for digit
-//! (reference §11.9, tables T1–T6).
+//! (docs/traffic.md#inverse-cdf-tables, tables T1–T6).
 
 /// A piecewise-linear curve through knots with strictly increasing `x`.
 ///

@@ -1,6 +1,7 @@
 //! Statistical tests of the PackMime samplers: Kolmogorov–Smirnov tests of each marginal against the
 //! model's CDF computed independently (by inverting the tables or from closed forms), checks of the LRD
-//! series, and the model-level numbers measured with ns-2.35 (reference §11.4–11.7, §13.2).
+//! series, and the model-level numbers measured with ns-2.35 (docs/traffic.md#response-sizes to #rtt-model,
+//! docs/load-and-metrics.md#calibration).
 
 use super::lrd::{LrdParams, LrdSeries};
 use super::special::{gamma, logitinv, norm_cdf};
@@ -290,7 +291,8 @@ fn rtt_iid_follows_t1_and_t2() {
 
 #[test]
 fn rtt_lrd_matches_ns2_measurements() {
-    // ns-2.35, rate 50 (reference §11.7): client v median 1.5 ms, mean 28.5 ms; server 58.6 ms, 82.5 ms.
+    // ns-2.35, rate 50 (docs/traffic.md#rtt-model): client v median 1.5 ms, mean 28.5 ms; server 58.6 ms,
+    // 82.5 ms.
     let mut rng = from_seed(7);
     for (side, med, avg) in [(RttSide::Client, 1.5, 28.5), (RttSide::Server, 58.6, 82.5)] {
         let mut m = RttModel::new(50.0, side, true, &mut rng);
@@ -419,8 +421,9 @@ fn http11_page_structure_matches_model() {
 
 #[test]
 fn http11_model_matches_ns2_measurements() {
-    // ns-2.35 at rate 50, HTTP/1.1, 10^5 connections (reference §11.4, §13.2): response mean ≈ 7.0 kB,
-    // median ≈ 880 B; requests mean ≈ 600 B, median ≈ 425 B; 1.14–1.17 pairs per connection.
+    // ns-2.35 at rate 50, HTTP/1.1, 10^5 connections (docs/traffic.md#response-sizes,
+    // docs/load-and-metrics.md#calibration): response mean ≈ 7.0 kB, median ≈ 880 B; requests mean
+    // ≈ 600 B, median ≈ 425 B; 1.14–1.17 pairs per connection.
     let mut rng = from_seed(14);
     let mut p = planner(HttpVersion::Http11, ThinkTimeScope::PerConnection, &mut rng);
     let (mut req, mut rsp) = (Vec::new(), Vec::new());
