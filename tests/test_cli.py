@@ -208,7 +208,12 @@ def test_ctrl_c_prints_interrupted_and_exits_130(tmp_path):
     p = subprocess.Popen(
         [*AQMLAB, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(3.0)
+    # The run's staging folder appears once the scenario is built and the simulation starts; a fixed sleep
+    # sent the signal during start-up's imports on a loaded machine.
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob(".run.tmp-*")) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
