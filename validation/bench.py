@@ -3,7 +3,7 @@
     python validation/bench.py [--duration S] [--repeat K] [--json FILE]
     python validation/bench.py --compare [--repeat K] [--json FILE] [--markdown FILE]
 
-Scenarios (/work/shared/docs/bench.md): drop-tail at N = 10, 100, 1000; RED and PI at N = 100; with
+Scenarios (docs/bench.md#bench-dumbbell-n): drop-tail at N = 10, 100, 1000; RED and PI at N = 100; with
 ``--compare`` also drop-tail at N = 100 with 300 s simulated. Drop-tail also runs at N = 30, 300 and
 3000 for the "scaling with N" table and plot (``bench-scaling.png``): how forwards per second fall as
 the flows' state outgrows the caches (ns-2 too with ``--compare``, up to N = 1000). Each run is one
@@ -42,25 +42,25 @@ TIME_BIN = "/usr/bin/time"
 sys.path.insert(0, str(ROOT / "validation" / "ns2"))
 import run_ns2  # noqa: E402
 
-#: bench.md's RED: gentle, min_th 100, max_th 300, max_p 0.1, w_q 0.002, packet mode, drop.
+#: docs/bench.md's RED: gentle, min_th 100, max_th 300, max_p 0.1, w_q 0.002, packet mode, drop.
 RED = (
     '{kind="red", limit=1000, queue_in_bytes=false, bytes=false, thresh=100, maxthresh=300, '
     "linterm=10, q_weight=0.002, gentle=true, ecn=false}"
 )
-#: bench.md's PI: q_ref 200 packets, a and b at their (ns-2) defaults, sampling at 170 Hz, drop.
+#: docs/bench.md's PI: q_ref 200 packets, a and b at their (ns-2) defaults, sampling at 170 Hz, drop.
 PI = '{kind="pi", limit=1000, qref=200, w=170, ecn=false}'
 DT = '{kind="droptail", limit=1000}'
 
-#: Targets of the comparison (bench.md / the project brief).
+#: Targets of the comparison (docs/bench.md#targets).
 SPEEDUP_TARGETS = {("DT", 100, 300.0): 5.0, ("DT", 1000, 60.0): 20.0}
 #: Link forwards per whole-process wall-second, judged on every drop-tail scenario.
 FORWARDS_TARGET = 10e6
 GOODPUT_TOL = 0.03
 QMEAN_TOL = 0.15
-#: ns-2.35's drop-tail wall time on bench.md's reference machine ("a machine of this kind"), 60 s
+#: ns-2.35's drop-tail wall time on docs/bench.md's reference machine ("a machine of this kind"), 60 s
 #: simulated, by N: the yardstick for how fast the machine ran during a comparison.
 NS2_REFERENCE_WALL_S = {10: 0.68, 100: 1.29, 1000: 10.45}
-#: Drop-tail N beyond bench.md's three, for the scaling table only (no targets). ns-2 runs up to
+#: Drop-tail N beyond docs/bench.md's three, for the scaling table only (no targets). ns-2 runs up to
 #: SCALING_NS2_MAX_N: at N = 3000 it takes minutes.
 SCALING_EXTRA_N = (30, 300, 3000)
 SCALING_NS2_MAX_N = 1000
@@ -306,7 +306,7 @@ def compare_rows(
 
 
 def machine_rows(results: list[tuple[Scenario, Measured, Measured]]) -> tuple[list[str], list[list[str]]]:
-    """How fast this machine ran, judged by ns-2 against bench.md's reference timings, and aqmlab's
+    """How fast this machine ran, judged by ns-2 against docs/bench.md's reference timings, and aqmlab's
     forwards per second scaled by the same factor: an estimate (it assumes both simulators slow down
     alike on a loaded machine), never used for a verdict."""
     head = [
@@ -526,14 +526,14 @@ def main(argv: list[str] | None = None) -> int:
         md.append("")
         mh, mr = machine_rows(both)
         if mr:
-            title = "machine speed (ns-2 against bench.md's reference; an estimate)"
+            title = "machine speed (ns-2 against docs/bench.md's reference; an estimate)"
             console.print(rich_table(title, mh, mr))
             md += [
                 "## Machine speed",
                 "",
-                "ns-2's wall time here against bench.md's reference machine, and aqmlab's forwards per"
-                " second scaled by the same factor: an estimate that assumes both simulators slow down"
-                " alike when the shared machine is loaded. Not used for the verdicts above.",
+                "ns-2's wall time here against the reference machine of docs/bench.md, and aqmlab's"
+                " forwards per second scaled by the same factor: an estimate that assumes both simulators"
+                " slow down alike when the shared machine is loaded. Not used for the verdicts above.",
                 "",
                 md_table(mh, mr),
                 "",

@@ -11,7 +11,7 @@ section per part) and the raw runs to ``validation/results/compare_ns2.jsonl``.
 
 Part 1 -- BENCH-DUMBBELL (5 seeds by default; about 2 minutes).
 
-Scenario (``/work/shared/docs/bench.md``; ns-2 side ``validation/ns2/bench_dumbbell.tcl``): N long-lived
+Scenario (``docs/bench.md#bench-dumbbell-n``; ns-2 side ``validation/ns2/bench_dumbbell.tcl``): N long-lived
 NewReno flows, 100 Mb/s 10 ms bottleneck A->B, 1 Gb/s access links spreading base RTTs over 20..200 ms,
 every other queue drop-tail with 1000 packets (the reverse bottleneck B->A included, which aqmlab would
 otherwise give the same AQM), metrics over [10 s, 60 s], queue sampled every 10 ms. The aqmlab side runs
@@ -33,7 +33,7 @@ on the wire excluded), ``drop_rate`` (bottleneck drops / arrivals). Verdict: uti
 points, goodput within 3 % of ns-2's; mean queue, queue std and drop rate within 15 % of ns-2's mean
 or within twice ns-2's seed-to-seed standard deviation, whichever is larger.
 
-Part 2 -- study C (Chrost & Chydzinski; ``/work/shared/docs/studies.md``): the 100 Mb/s, 65 ms dumbbell
+Part 2 -- study C (Chrost & Chydzinski; ``docs/studies.md#study-c``): the 100 Mb/s, 65 ms dumbbell
 with 10 / 100 / 1000 TCP connections (536-byte FTP, 1500-byte FTP, HTTP-like Pareto files over persistent
 connections, reverse UDP CBR), buffer 90, metrics over [30 s, 100 s], queue sampled every 0.1 s. ns-2 side
 ``validation/ns2/study_c.tcl``; aqmlab side ``scenarios/chrost2009/c{10,100,1000}.toml``, which mirror the
@@ -44,10 +44,10 @@ bottleneck B->A is drop-tail with the same limit. 3 seeds per configuration in e
 and ``q_std`` (0.1-s samples of waiting packets; aqmlab takes 701 samples, t = 30.0 .. 100.0 s inclusive,
 ns-2 700, t < 100 s), ``throughput`` (% of 100 Mb/s: bytes leaving A->B, headers included), ``cov``
 (100 * std / mean per run, then averaged; reported, not judged: it follows from the other two),
-``drop_rate`` (A->B drops / arrivals, %). The paper's value (studies.md; the paper reports no drop rate)
-is printed beside them. Verdicts as in part 1: throughput within 3 points of ns-2's; mean queue, queue
-std and drop rate within 15 % of ns-2's mean or twice ns-2's seed-to-seed sd, whichever is larger, and
-for the queue metrics at least 1 packet (the uncongested runs have sub-packet mean queues).
+``drop_rate`` (A->B drops / arrivals, %). The paper's value (docs/studies.md#c-tables; the paper reports
+no drop rate) is printed beside them. Verdicts as in part 1: throughput within 3 points of ns-2's; mean
+queue, queue std and drop rate within 15 % of ns-2's mean or twice ns-2's seed-to-seed sd, whichever is
+larger, and for the queue metrics at least 1 packet (the uncongested runs have sub-packet mean queues).
 
 Standard library only (Python 3.11); needs ``ns`` (``validation/ns2/install-ns2.sh``) and the
 ``aqmlab-bench`` binary (``cargo build --release -p aqmlab-core``; found through ``--bench``,
@@ -108,7 +108,8 @@ C_QUEUES = {
     "avq": '{{ kind = "avq", limit = {b} }}',
 }
 C_N = (10, 100, 1000)
-# The paper's Table (buffer 90; studies.md): (avg queue pkts, throughput %, std pkts, CoV %) per N.
+# The paper's tables (buffer 90; docs/studies.md#c-tables): (avg queue pkts, throughput %, std pkts, CoV %)
+# per N.
 PAPER_C = {
     "dt": {10: (1.8, 40.5, 8.6, 473.5), 100: (22.0, 92.0, 25.6, 116.2), 1000: (73.5, 100.0, 21.4, 29.1)},
     "red": {10: (0.4, 24.2, 2.4, 674.2), 100: (4.3, 71.6, 7.9, 184.5), 1000: (22.2, 94.5, 9.7, 43.6)},
@@ -505,10 +506,11 @@ def main(argv: list[str] | None = None) -> int:
         meta = (
             f"Study C (Chrost & Chydzinski), buffer {args.c_buffer} packets, 100 s simulated, metrics over "
             f"[30 s, 100 s], queue sampled every 0.1 s; seeds 1..{seeds} in each simulator at every N "
-            "(sd = seed-to-seed standard deviation). **paper** = the published ns-2.33 value (studies.md; "
-            "one run of the authors' own set-up, not a target for either simulator here). Tolerances: "
-            "throughput ±3 points; queue mean/std and drop rate ±max(15 %, 2 sd(ns-2)), queue metrics at "
-            f"least ±1 packet; CoV is reported only. {checks - failed} of {checks} checks pass."
+            "(sd = seed-to-seed standard deviation). **paper** = the published ns-2.33 value "
+            "(docs/studies.md#c-tables; one run of the authors' own set-up, not a target for either "
+            "simulator here). Tolerances: throughput ±3 points; queue mean/std and drop rate "
+            "±max(15 %, 2 sd(ns-2)), queue metrics at least ±1 packet; CoV is reported only. "
+            f"{checks - failed} of {checks} checks pass."
         )
         sections.append(("## aqmlab vs ns-2.35 — study C dumbbell", cells, meta))
         failed_all += failed

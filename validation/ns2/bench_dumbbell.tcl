@@ -1,4 +1,4 @@
-# BENCH-DUMBBELL-N for ns-2.35 (see /work/shared/docs/bench.md and validation/ns2/README.md).
+# BENCH-DUMBBELL-N for ns-2.35 (see docs/bench.md#bench-dumbbell-n and validation/ns2/README.md).
 #
 #   ns bench_dumbbell.tcl ?N? ?duration? ?queue? ?seed? ?routing?
 #
@@ -78,7 +78,7 @@ Agent/TCP set tcpTick_ 0.01
 Agent/TCP set ecn_ 0
 Agent/TCPSink/DelAck set interval_ 0.1
 
-# RED: gentle, packet mode, fixed parameters (bench.md). mean_pktsize_ stays at the ns-2 default
+# RED: gentle, packet mode, fixed parameters (docs/bench.md). mean_pktsize_ stays at the ns-2 default
 # (500 B); in packet mode it only enters the idle-period correction of the average.
 Queue/RED set gentle_ true
 Queue/RED set thresh_ 100

@@ -1,4 +1,4 @@
-# Study C dumbbell (Chrost & Chydzinski; ns-2.33) for ns-2.35 -- see /work/shared/docs/studies.md
+# Study C dumbbell (Chrost & Chydzinski; ns-2.33) for ns-2.35 -- see docs/studies.md#study-c
 # and validation/ns2/README.md.
 #
 #   ns study_c.tcl ?N? ?buffer? ?queue? ?seed? ?key=value ...?

@@ -121,7 +121,8 @@ def summarize(outcomes: list[RunOutcome]) -> pd.DataFrame:
     return pd.DataFrame([{**dict(o.spec.labels), "seed": o.spec.seed, **_metrics(o)} for o in outcomes])
 
 
-# Table 2 (link throughput Mb/s, completed requests in millions; partly reconstructed, studies.md).
+# Table 2 (link throughput Mb/s, completed requests in millions; partly reconstructed:
+# docs/studies.md#l-table-2).
 PAPER_T2 = {
     "uncongested": [(80.6, 13.2), (91.3, 15.0), (98.2, 16.2), (105.9, 17.3)],
     "DT 24": [(80.3, 13.2), (88.4, 14.4), (91.1, 14.9), (91.8, 15.0)],

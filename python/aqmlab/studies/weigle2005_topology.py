@@ -1,4 +1,4 @@
-"""Study W's "8Q parking lot" (Weigle, Vembar, Du; shared/docs/studies.md) as an aqmlab scenario.
+"""Study W's "8Q parking lot" (Weigle, Vembar, Du; docs/studies.md#study-w) as an aqmlab scenario.
 
 Routers R0..R7 in a chain (10 Mb/s, 1 ms). Long-lived TCP: two source nodes at R0 ("circle 0") send to
 two sinks at R7 ("hexagon 0"), and circle 9 at R7 sends to hexagon 9 at R0; each of these nodes has a
