@@ -284,23 +284,31 @@ fn malformed_scenarios_give_located_errors() {
 }
 
 #[test]
-fn tcp_recovery_is_read_from_tcp_tables_and_bad_values_are_located() {
-    use aqmlab_core::tcp::Recovery;
+fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
+    use aqmlab_core::tcp::{cc::ControllerKind, Recovery, TcpConfig};
     let with_tcp =
         |tcp: &str, flows: &str| chain("10Mbps", "20ms", "{ kind = \"droptail\" }", "", tcp, flows, 10);
-    let recovery = |text: &str| {
-        load(text, "t.toml", &[], None).unwrap_or_else(|e| panic!("{e}")).tcp_configs[0].recovery
+    let config = |text: &str| -> TcpConfig {
+        load(text, "t.toml", &[], None).unwrap_or_else(|e| panic!("{e}")).tcp_configs[0].clone()
     };
-    assert_eq!(recovery(&with_tcp("", ONE_BULK)), Recovery::OneWay);
-    assert_eq!(recovery(&with_tcp("recovery = \"one_way\"", ONE_BULK)), Recovery::OneWay);
-    assert_eq!(recovery(&with_tcp("recovery = \"full_tcp\"", ONE_BULK)), Recovery::FullTcp);
-    let own = |value: &str| format!("{ONE_BULK}tcp = {{ recovery = {value} }}\n");
-    assert_eq!(recovery(&with_tcp("", &own("\"full_tcp\""))), Recovery::FullTcp);
+    assert_eq!(config(&with_tcp("", ONE_BULK)).recovery, Recovery::OneWay);
+    assert_eq!(config(&with_tcp("recovery = \"one_way\"", ONE_BULK)).recovery, Recovery::OneWay);
+    assert_eq!(config(&with_tcp("recovery = \"full_tcp\"", ONE_BULK)).recovery, Recovery::FullTcp);
+    let own = |field: &str, value: &str| format!("{ONE_BULK}tcp = {{ {field} = {value} }}\n");
+    assert_eq!(config(&with_tcp("", &own("recovery", "\"full_tcp\""))).recovery, Recovery::FullTcp);
+    assert_eq!(config(&with_tcp("", ONE_BULK)).cc, ControllerKind::NewReno);
+    assert_eq!(config(&with_tcp("cc = \"newreno\"", ONE_BULK)).cc, ControllerKind::NewReno);
+    assert_eq!(config(&with_tcp("", &own("cc", "\"newreno\""))).cc, ControllerKind::NewReno);
     let unknown = "unknown variant `fulltcp`, expected `one_way` or `full_tcp`";
+    let unknown_cc = "unknown variant `cubic`, expected `newreno`";
+    let not_a_string = "invalid type: integer `1`, expected a string";
     let cases = [
         (with_tcp("recovery = \"fulltcp\"", ONE_BULK), "tcp.recovery", unknown),
-        (with_tcp("recovery = 1", ONE_BULK), "tcp.recovery", "invalid type: integer `1`, expected a string"),
-        (with_tcp("", &own("\"fulltcp\"")), "flows[0].tcp.recovery", unknown),
+        (with_tcp("recovery = 1", ONE_BULK), "tcp.recovery", not_a_string),
+        (with_tcp("", &own("recovery", "\"fulltcp\"")), "flows[0].tcp.recovery", unknown),
+        (with_tcp("cc = \"cubic\"", ONE_BULK), "tcp.cc", unknown_cc),
+        (with_tcp("cc = 1", ONE_BULK), "tcp.cc", not_a_string),
+        (with_tcp("", &own("cc", "\"cubic\"")), "flows[0].tcp.cc", unknown_cc),
     ];
     for (text, path, message) in cases {
         let e = load(&text, "bad.toml", &[], None).expect_err(path);

@@ -422,7 +422,7 @@ impl Simulation<'_> {
         if self.traced.get(f as usize).copied().unwrap_or(false) {
             if let FlowState::Tcp { conn, .. } = &flow.state {
                 let e = &conn.ends[0];
-                self.cwnd_trace.record(f, self.now, e.cwnd, e.ssthresh, e.stats().timeouts);
+                self.cwnd_trace.record(f, self.now, e.cwnd(), e.ssthresh(), e.stats().timeouts);
             }
         }
         let mut out = std::mem::take(&mut self.tcp_out);

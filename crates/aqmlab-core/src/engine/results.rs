@@ -141,7 +141,7 @@ impl Simulation<'_> {
                     row.fast_retransmits = snd_stats.fast_retransmits - s0.fast_retransmits;
                     row.ecn_reductions = snd_stats.ecn_reductions - s0.ecn_reductions;
                     row.srtt_s = snd.srtt_secs();
-                    row.cwnd = snd.cwnd;
+                    row.cwnd = snd.cwnd();
                 }
                 FlowState::Udp(u) => {
                     row.kind = "udp".into();

@@ -1,8 +1,10 @@
-//! One end of a TCP connection: sender (NewReno, RTO, ECN) and receiver (delayed ACKs, reassembly).
+//! One end of a TCP connection: sender (NewReno fast recovery, RTO, ECN) and receiver (delayed ACKs,
+//! reassembly). The window arithmetic is the congestion controller's ([`super::cc`]).
 //!
 //! The endpoint never touches the network: it creates packets into [`TcpIo::out`] and asks for timers
 //! through [`TcpIo::timers`]; the engine routes the packets and schedules the events.
 
+use super::cc::AnyController;
 use super::rtt::RttEstimator;
 use super::timer::{LazyTimer, TimerOutcome};
 use super::{Recovery, TcpConfig, HEADER_BYTES};
@@ -120,8 +122,8 @@ pub struct Endpoint {
 
     // Line 1: the sender's window.
     snd_max: u64,
-    pub cwnd: f64,
-    pub ssthresh: f64,
+    /// cwnd and ssthresh (16 bytes with NewReno alone: a larger controller needs a new layout).
+    cc: AnyController,
     dupwnd: f64,
     recover: u64,
     /// The segment being timed for an RTT sample: (sequence it must be acked past, send time).
@@ -218,8 +220,7 @@ impl Endpoint {
             snd_max: 0,
             app_end: 1,
             closing: false,
-            cwnd: cfg.init_cwnd,
-            ssthresh: cfg.max_window as f64,
+            cc: cfg.cc.build(cfg),
             dupwnd: 0.0,
             dupacks: 0,
             ecn_backoff: false,
@@ -271,6 +272,15 @@ impl Endpoint {
     /// Bytes written by the application and not yet acknowledged.
     pub fn unacked_bytes(&self) -> u64 {
         self.app_end.saturating_sub(self.snd_una.max(1))
+    }
+
+    /// The congestion window, segments (without fast recovery's inflation).
+    pub fn cwnd(&self) -> f64 {
+        self.cc.cwnd()
+    }
+
+    pub fn ssthresh(&self) -> f64 {
+        self.cc.ssthresh()
     }
 
     pub fn srtt_secs(&self) -> f64 {
@@ -427,7 +437,7 @@ impl Endpoint {
 
     /// Effective window in segments: `min(cwnd + dupwnd, max_window)` (ns-2 `window()`).
     fn window(&self, cfg: &TcpConfig) -> f64 {
-        (self.cwnd + self.dupwnd).min(cfg.max_window as f64)
+        (self.cc.cwnd() + self.dupwnd).min(cfg.max_window as f64)
     }
 
     /// Sends new data (and the FIN) as far as the window allows.
@@ -509,7 +519,7 @@ impl Endpoint {
                     // FullTcpAgent::recv: ECN-Echo counts only on an ACK of new data, after newack()
                     // and the (partial) ACK action, and a window below one segment re-arms the timer.
                     self.on_ecn_echo(ack, cfg);
-                    if self.cwnd < 1.0 {
+                    if self.cc.cwnd() < 1.0 {
                         self.arm_rto(io);
                     }
                 }
@@ -539,8 +549,9 @@ impl Endpoint {
             // ssthresh. FullTcp has no EXITED action: `last_action` stays Dupack.
             self.recovery_burst = false;
             if self.fast_recovery {
-                let inflated = self.cwnd + self.dupwnd;
-                self.cwnd = if inflated > self.ssthresh { self.ssthresh } else { inflated };
+                let inflated = self.cc.cwnd() + self.dupwnd;
+                let ssthresh = self.cc.ssthresh();
+                self.cc.set_cwnd(if inflated > ssthresh { ssthresh } else { inflated });
                 self.fast_recovery = false;
             }
             self.dupwnd = 0.0;
@@ -558,7 +569,7 @@ impl Endpoint {
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         if !ece {
-            self.cwnd += if self.cwnd < self.ssthresh { 1.0 } else { 1.0 / self.cwnd };
+            self.cc.on_ack();
             self.ecn_backoff = false; // TcpAgent::recv_newack_helper
         }
         self.restart_or_cancel_rto(cfg, io);
@@ -575,7 +586,8 @@ impl Endpoint {
         if self.dupwnd > acked_segments {
             self.dupwnd -= acked_segments - 1.0;
         } else {
-            self.cwnd = (self.cwnd - (acked_segments - self.dupwnd)).max(1.0);
+            let deflated = (self.cc.cwnd() - (acked_segments - self.dupwnd)).max(1.0);
+            self.cc.set_cwnd(deflated);
             self.dupwnd = 0.0;
         }
         if matches!(self.timing, Some((end, _)) if ack >= end) {
@@ -602,7 +614,8 @@ impl Endpoint {
         self.arm_rto(io);
         self.recover = self.snd_max;
         self.last_action = CwndAction::Dupack;
-        self.cwnd = self.ssthresh;
+        let ssthresh = self.cc.ssthresh();
+        self.cc.set_cwnd(ssthresh);
         self.dupwnd = 0.0;
         self.recovery_burst = true;
         self.send_segment(self.snd_una, cfg, io);
@@ -626,7 +639,7 @@ impl Endpoint {
             // One new segment beyond cwnd per early duplicate ACK (RFC 3042, ns-2 `send_one`).
             let len = self.app_end.saturating_sub(self.snd_nxt).min(cfg.mss as u64);
             let outstanding = self.snd_nxt - self.snd_una + len;
-            let limit = (self.cwnd + self.dupacks as f64).min(cfg.max_window as f64) * cfg.mss as f64;
+            let limit = (self.cc.cwnd() + self.dupacks as f64).min(cfg.max_window as f64) * cfg.mss as f64;
             if len > 0 && outstanding as f64 <= limit {
                 self.send_segment(self.snd_nxt, cfg, io);
             }
@@ -649,7 +662,7 @@ impl Endpoint {
         self.recover = self.snd_max;
         self.last_action = CwndAction::Dupack;
         self.timing = None;
-        self.halve(cfg);
+        self.cut_window_for_loss(cfg);
         self.fast_retransmits += 1;
         self.arm_rto(io);
         self.send_segment(self.snd_una, cfg, io);
@@ -664,8 +677,9 @@ impl Endpoint {
         let after_fast_recovery = matches!(self.last_action, CwndAction::Dupack | CwndAction::Exited);
         if recovered || after_fast_recovery {
             // full_reno_action: halve, fast_retransmit(), cwnd = ssthresh + dupacks.
-            self.halve(cfg);
-            self.cwnd = self.ssthresh;
+            self.cut_window_for_loss(cfg);
+            let ssthresh = self.cc.ssthresh();
+            self.cc.set_cwnd(ssthresh);
             self.dupwnd = cfg.dupack_threshold as f64;
             self.recover = self.snd_max;
             self.last_action = CwndAction::Dupack;
@@ -676,7 +690,8 @@ impl Endpoint {
         } else if self.ecn_ok && self.last_action == CwndAction::Ecn {
             // Soon after an ECN reduction: slowdown(CLOSE_CWND_HALF) halves cwnd again (unrounded,
             // ssthresh kept) and fast_retransmit() sends the hole, with no inflation.
-            self.cwnd = self.window(cfg) / 2.0;
+            let half = self.window(cfg) / 2.0;
+            self.cc.set_cwnd(half);
             self.cwr_pending = true;
             self.recover = self.snd_max;
             self.last_action = CwndAction::Dupack;
@@ -687,14 +702,9 @@ impl Endpoint {
         // Otherwise "careful" NewReno (`bug_fix_`): no second fast retransmit in one window.
     }
 
-    /// ssthresh = cwnd = floor(min(cwnd, max_window)) / 2, ssthresh at least 2 (ns-2 `slowdown`), for
-    /// fast retransmit. ns-2 keeps cwnd's fraction here too (`precisionReduce_`); this rounds down as
-    /// aqmlab always has, so that results without ECN stay as they were. ECN reductions keep the
-    /// fraction ([`Self::on_ecn_echo`]).
-    fn halve(&mut self, cfg: &TcpConfig) {
-        let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
-        self.ssthresh = half.max(2.0);
-        self.cwnd = half.max(1.0);
+    /// The controller's cut for a loss found by duplicate ACKs (fast retransmit).
+    fn cut_window_for_loss(&mut self, cfg: &TcpConfig) {
+        self.cc.on_loss(cfg);
         if self.ecn_ok {
             self.cwr_pending = true;
         }
@@ -708,7 +718,7 @@ impl Endpoint {
             self.last_action = CwndAction::Ecn;
             // `ecn_backoff_`: a second reduction of a window of one segment or less, with no ACK
             // without ECN-Echo between them, doubles the retransmission timer.
-            if self.cwnd <= 1.0 {
+            if self.cc.cwnd() <= 1.0 {
                 if self.ecn_backoff {
                     self.rtt.back_off();
                 } else {
@@ -717,13 +727,9 @@ impl Endpoint {
             } else {
                 self.ecn_backoff = false;
             }
-            // slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF) with `precisionReduce_`: cwnd = windowd()/2
-            // unrounded and with no floor (31 -> 15.5, 1 -> 0.5: nothing is sent until the timer
-            // expires), ssthresh = int(windowd()/2) and at least 2; windowd() is the window the sender
-            // uses, min(cwnd + dupwnd, max_window).
-            let half = self.window(cfg) / 2.0;
-            self.ssthresh = half.floor().max(2.0);
-            self.cwnd = half;
+            // ns-2 halves windowd(), the window the sender uses: min(cwnd + dupwnd, max_window).
+            let window = self.window(cfg);
+            self.cc.on_ecn_echo(window);
             self.cwr_pending = true;
             self.ecn_reductions += 1;
         }
@@ -734,8 +740,8 @@ impl Endpoint {
             // Idle: the timer runs with nothing outstanding for slow-start restart, or while an ECN
             // reduction holds the window below one segment (ns-2 TcpAgent::timeout with
             // `restart_bugfix_`: cwnd 1, ssthresh kept, no backoff, then send_much()).
-            let stalled = self.cwnd < 1.0;
-            self.cwnd = 1.0;
+            let stalled = self.cc.cwnd() < 1.0;
+            self.cc.on_timeout(false, cfg);
             self.last_action = CwndAction::Timeout;
             if self.ecn_ok {
                 self.cwr_pending = true; // every slowdown() sets `cong_action_`
@@ -766,15 +772,13 @@ impl Endpoint {
             // (TcpAgent::timeout) then records a timeout, so only the first timer after an ECN reduction
             // is spared; FullTcp (FullTcpAgent::timeout_action) keeps ECN as the last action, sparing
             // every timeout until a fast retransmit or another ECN reduction.
-            self.cwnd = 1.0;
+            self.cc.on_timeout(false, cfg);
             if cfg.recovery == Recovery::OneWay {
                 self.last_action = CwndAction::Timeout;
             }
         } else {
             self.last_action = CwndAction::Timeout;
-            let half = (self.cwnd.min(cfg.max_window as f64).floor() / 2.0).floor();
-            self.ssthresh = half.max(2.0);
-            self.cwnd = 1.0;
+            self.cc.on_timeout(true, cfg);
         }
         if self.ecn_ok {
             self.cwr_pending = true; // every slowdown() sets `cong_action_`
@@ -814,7 +818,7 @@ impl Endpoint {
     /// it (ns-2 TcpAgent::newtimer's `cwnd_ < 1`).
     fn restart_or_cancel_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
         let finished = self.closing && self.snd_una > self.app_end;
-        if self.snd_una < self.snd_max || ((cfg.slow_start_restart || self.cwnd < 1.0) && !finished) {
+        if self.snd_una < self.snd_max || ((cfg.slow_start_restart || self.cc.cwnd() < 1.0) && !finished) {
             self.arm_rto(io);
         } else {
             self.rto_timer.cancel();
@@ -902,6 +906,7 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::cc::newreno::NewReno;
 
     /// Two endpoints joined by a lossless wire; packets are handed over by hand.
     struct Pair {
@@ -1015,7 +1020,7 @@ mod tests {
                 let acks = p.deliver(1, &data);
                 data = p.deliver(0, &acks);
             }
-            let (cwnd, ssthresh) = (p.ends[0].cwnd, p.ends[0].ssthresh);
+            let (cwnd, ssthresh) = (p.ends[0].cwnd(), p.ends[0].ssthresh());
             assert!(cwnd > 5.0);
             // Fire the sender's retransmission timer events in time order, as the engine would.
             let mut fired = 0;
@@ -1028,16 +1033,16 @@ mod tests {
                 let sent = p.call(0, |e, cfg, io| e.on_timer(cfg, TimerKind::Retransmit, io));
                 assert!(sent.is_empty(), "nothing to retransmit");
                 fired += 1;
-                if p.ends[0].cwnd == 1.0 || fired > 5 {
+                if p.ends[0].cwnd() == 1.0 || fired > 5 {
                     break;
                 }
             }
             if restart {
                 // With nothing outstanding the timer still expires, and the window restarts from one.
-                assert_eq!(p.ends[0].cwnd, 1.0);
-                assert_eq!(p.ends[0].ssthresh, ssthresh);
+                assert_eq!(p.ends[0].cwnd(), 1.0);
+                assert_eq!(p.ends[0].ssthresh(), ssthresh);
             } else {
-                assert_eq!(p.ends[0].cwnd, cwnd, "an idle connection keeps its window");
+                assert_eq!(p.ends[0].cwnd(), cwnd, "an idle connection keeps its window");
             }
             assert_eq!(p.ends[0].stats().timeouts, 0);
         }
@@ -1068,8 +1073,7 @@ mod tests {
         let syn_ack = p.deliver(1, &syn);
         let ack = p.deliver(0, &syn_ack);
         let _ = p.deliver(1, &ack);
-        p.ends[0].cwnd = cwnd;
-        p.ends[0].ssthresh = cwnd;
+        p.ends[0].cc = AnyController::NewReno(NewReno::in_congestion_avoidance(cwnd));
         let data = p.call(0, |e, cfg, io| e.write(cfg, 10_000 * MSS, io));
         assert_eq!(segs(&data), (0..cwnd as u64).collect::<Vec<_>>());
         (p, data)
@@ -1104,8 +1108,8 @@ mod tests {
                 let e = &p.ends[0];
                 steps.push(Step {
                     ack: seg_no(ack.ack),
-                    cwnd: e.cwnd,
-                    ssthresh: e.ssthresh,
+                    cwnd: e.cwnd(),
+                    ssthresh: e.ssthresh(),
                     sent: segs(&sent),
                 });
                 queue.extend(sent);
@@ -1150,29 +1154,33 @@ mod tests {
             assert!(ack[0].has(flags::ECE));
             let sent = p.deliver(0, &ack);
             assert!(sent.is_empty(), "19 segments outstanding, window 10");
-            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (10.0, 10.0), "{recovery:?}");
+            assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (10.0, 10.0), "{recovery:?}");
             assert_eq!(p.ends[0].stats().ecn_reductions, 1);
 
             let rtx = fire_rto(&mut p);
             assert_eq!(segs(&rtx), vec![1], "go back N with cwnd 1");
             assert!(rtx[0].has(flags::CWR), "CWR rides on the retransmission (SetCWRonRetransmit_)");
-            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (1.0, 10.0), "{recovery:?}: first timeout");
+            assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (1.0, 10.0), "{recovery:?}: first timeout");
 
             let rtx = fire_rto(&mut p);
             assert_eq!(segs(&rtx), vec![1]);
             assert!(rtx[0].has(flags::CWR), "every timeout's slowdown() sets cong_action_");
             let second = if recovery == Recovery::OneWay { 2.0 } else { 10.0 };
-            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (1.0, second), "{recovery:?}: second timeout");
+            assert_eq!(
+                (p.ends[0].cwnd(), p.ends[0].ssthresh()),
+                (1.0, second),
+                "{recovery:?}: second timeout"
+            );
 
             let _ = fire_rto(&mut p);
-            assert_eq!(p.ends[0].ssthresh, second, "{recovery:?}: third timeout");
+            assert_eq!(p.ends[0].ssthresh(), second, "{recovery:?}: third timeout");
             assert_eq!(p.ends[0].stats().timeouts, 3);
         }
         // Without ECN the first timeout halves as before: floor(20 / 2) = 10 from a full window of 20.
         let (mut p, _) = sender_with_window(TcpConfig::default(), 20.0);
         let rtx = fire_rto(&mut p);
         assert!(!rtx[0].has(flags::CWR));
-        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (1.0, 10.0));
+        assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (1.0, 10.0));
     }
 
     /// TcpAgent::ecn with `precisionReduce_`: cwnd is halved without rounding (31 → 15.5, ssthresh 15);
@@ -1185,13 +1193,13 @@ mod tests {
         let (mut p, data) = sender_with_window(cfg.clone(), 31.0);
         let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..data[0].clone() }]);
         let _ = p.deliver(0, &ack);
-        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (15.5, 15.0));
+        assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (15.5, 15.0));
 
         let (mut p, data) = sender_with_window(TcpConfig { slow_start_restart: false, ..cfg }, 1.0);
         let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..data[0].clone() }]);
         let sent = p.deliver(0, &ack);
         let rto = p.ends[0].rtt.timeout();
-        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (0.5, 2.0));
+        assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (0.5, 2.0));
         assert!(sent.is_empty(), "window int(0.5) = 0 with data waiting");
         assert!(p.ends[0].ecn_backoff);
         // Nothing is outstanding, and the timer still runs (TcpAgent::newtimer's `cwnd_ < 1`).
@@ -1199,12 +1207,12 @@ mod tests {
         let sent = fire_rto(&mut p);
         assert_eq!(segs(&sent), vec![1], "cwnd 1 again: the next segment, carrying CWR");
         assert!(sent[0].has(flags::CWR));
-        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh, p.ends[0].stats().timeouts), (1.0, 2.0, 0));
+        assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh(), p.ends[0].stats().timeouts), (1.0, 2.0, 0));
         // Marked again: the first ECN-Echo after a timeout reduces at once, and doubles the timer.
         let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..sent[0].clone() }]);
         let sent = p.deliver(0, &ack);
         assert!(sent.is_empty());
-        assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh, p.ends[0].rtt.backoff), (0.5, 2.0, 2));
+        assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh(), p.ends[0].rtt.backoff), (0.5, 2.0, 2));
         assert_eq!(p.ends[0].stats().ecn_reductions, 2);
         assert_eq!(p.ends[0].rto_timer.deadline(), Some(p.now + 2 * rto), "no sample ends this backoff");
         // An ACK without ECN-Echo ends the ECN backoff.
@@ -1226,7 +1234,7 @@ mod tests {
                 sender_with_window(TcpConfig { ecn: true, recovery, ..TcpConfig::default() }, 20.0);
             let ack = p.deliver(1, &[Packet { ecn: Ecn::Ce, ..data[0].clone() }]);
             let _ = p.deliver(0, &ack);
-            assert_eq!((p.ends[0].cwnd, p.ends[0].ssthresh), (10.0, 10.0));
+            assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (10.0, 10.0));
             // Segment 1 is lost; 2, 3 and 4 bring three duplicate ACKs (still echoing ECN).
             let dupacks = p.deliver(1, &data[2..5]);
             assert!(dupacks.iter().all(|a| a.ack == seg(1) && a.has(flags::ECE)));
@@ -1235,8 +1243,8 @@ mod tests {
             assert!(sent[0].has(flags::CWR));
             let e = &p.ends[0];
             match recovery {
-                Recovery::FullTcp => assert_eq!((e.cwnd, e.dupwnd, e.ssthresh), (5.0, 0.0, 10.0)),
-                Recovery::OneWay => assert_eq!((e.cwnd, e.dupwnd, e.ssthresh), (10.0, 3.0, 10.0)),
+                Recovery::FullTcp => assert_eq!((e.cwnd(), e.dupwnd, e.ssthresh()), (5.0, 0.0, 10.0)),
+                Recovery::OneWay => assert_eq!((e.cwnd(), e.dupwnd, e.ssthresh()), (10.0, 3.0, 10.0)),
             }
             assert_eq!(e.stats().ecn_reductions, 1, "ECN-Echo on duplicate ACKs changes nothing more");
             // The retransmission fills the hole up to segment 5: a partial ACK.
@@ -1245,7 +1253,7 @@ mod tests {
             let sent = p.deliver(0, &ack);
             assert_eq!(segs(&sent)[0], 5, "the next hole");
             if recovery == Recovery::FullTcp {
-                assert_eq!(p.ends[0].cwnd, 10.0, "NewRenoFullTcpAgent::pack_action: cwnd = ssthresh");
+                assert_eq!(p.ends[0].cwnd(), 10.0, "NewRenoFullTcpAgent::pack_action: cwnd = ssthresh");
             }
         }
     }

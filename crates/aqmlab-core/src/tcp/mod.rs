@@ -4,8 +4,9 @@
 //! each can send and receive data. Sequence numbers count bytes; the SYN takes sequence 0, data starts at
 //! 1, and the FIN takes the sequence number after the last data byte.
 //!
-//! Congestion control follows ns-2's `Agent/TCP/Newreno` (reference §10): the window is counted in
-//! segments and grows per ACK (slow start +1, congestion avoidance +1/cwnd, no byte counting); fast
+//! Congestion control follows ns-2's `Agent/TCP/Newreno` (docs/tcp.md#congestion-window): the window is counted in
+//! segments and grows per ACK (slow start +1, congestion avoidance +1/cwnd, no byte counting: the
+//! [`cc::newreno`] controller, chosen by `cc`; [`cc`] tells what a controller decides); fast
 //! retransmit halves `min(cwnd, max_window)`, recovery inflates a separate `dupwnd`, partial ACKs deflate
 //! it and retransmit the next hole (RFC 6582, "careful" variant: no new fast retransmit until the
 //! cumulative ACK passes `recover`); Limited Transmit sends one new segment on each of the first two
@@ -22,6 +23,7 @@
 //! [`Recovery::FullTcp`] switches fast recovery (and the ECN reaction around it) to ns-2's
 //! `Agent/TCP/FullTcp/Newreno`, the agent of ns-2's PackMime-HTTP.
 
+pub mod cc;
 pub mod endpoint;
 pub mod rtt;
 pub mod timer;
@@ -29,12 +31,13 @@ pub mod timer;
 pub use endpoint::{Endpoint, Role, TcpStats};
 
 use crate::scenario::units::Duration;
+use cc::ControllerKind;
 use serde::{Deserialize, Serialize};
 
 /// TCP/IP header bytes added to every segment (ns-2 `tcpip_base_hdr_size_`).
 pub const HEADER_BYTES: u32 = 40;
 
-/// TCP options of a flow group; defaults follow ns-2 (reference §10.2) except `mss`.
+/// TCP options of a flow group; defaults follow ns-2 (docs/tcp.md#ns-2-defaults) except `mss`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
@@ -76,6 +79,8 @@ pub struct TcpConfig {
     pub slow_start_restart: bool,
     /// Which ns-2 agent's fast recovery (and, with ECN, reaction to ECN-Echo and timeouts) to follow.
     pub recovery: Recovery,
+    /// The congestion controller (`"newreno"`, the only one so far).
+    pub cc: ControllerKind,
 }
 
 /// The loss-recovery variant of a flow group (`recovery = "one_way" | "full_tcp"` in `[tcp]`).
@@ -130,6 +135,7 @@ impl Default for TcpConfig {
             nagle: false,
             slow_start_restart: true,
             recovery: Recovery::OneWay,
+            cc: ControllerKind::default(),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Retransmission timeout estimation: RFC 6298 as ns-2 computes it (reference §10.5).
+//! Retransmission timeout estimation: RFC 6298 as ns-2 computes it (docs/tcp.md#retransmission-timer).
 //!
 //! Samples are quantised to clock ticks (`tick`, ns-2's `tcpTick_`, 10 ms by default) with a per-connection
 //! random phase, and the state is kept in ns-2's fixed point: `srtt8` = 8·SRTT and `rttvar4` = 4·RTTVAR,

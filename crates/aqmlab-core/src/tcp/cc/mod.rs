@@ -1,0 +1,165 @@
+//! Congestion control: the window arithmetic of a sender, behind the [`Controller`] trait (after
+//! quinn's `congestion::Controller`), one algorithm per file.
+//!
+//! The split between a controller and the [`Endpoint`](super::Endpoint):
+//!
+//! - The controller owns the congestion window and the slow-start threshold, in segments, and decides
+//!   how they move: growth on an ACK of new data (slow start, congestion avoidance), the cut when
+//!   duplicate ACKs reveal a loss or an ACK carries ECN-Echo, and the restart after a retransmission
+//!   timeout.
+//! - The endpoint decides when those events happen and what is sent: segments, the retransmission and
+//!   delayed-ACK timers (with ns-2's `ecn_backoff_`), RTT sampling, ECN negotiation, ECE/CWR
+//!   signalling, "at most one cut per window" (the `recover` point) and which cut a timeout makes, and
+//!   NewReno's SACK-less fast recovery in both flavours of [`Recovery`](super::Recovery): the
+//!   inflation by duplicate ACKs (`dupwnd`, added to the controller's window), the deflation on
+//!   partial ACKs, FullTcp's return to ssthresh and its second halving on duplicate ACKs soon after an
+//!   ECN cut, which it writes with [`Controller::set_cwnd`]. It sends up to
+//!   `min(cwnd + dupwnd, max_window)` segments.
+//!
+//! Adding a controller: write `<name>.rs` with a type that implements [`Controller`] (named like its
+//! `registry!` variant), unit-test it there, and add one line to `registry!` below; `tcp.cc = "<name>"`
+//! then selects it. The registry is an enum rather than a boxed trait object: the window is read on
+//! every ACK and every send, and an enum keeps it inside the endpoint's cache line instead of behind a
+//! pointer (NewReno's 16 bytes fill exactly the place the layout asserts in `endpoint.rs` leave it).
+
+use super::TcpConfig;
+use serde::de::{value, Error as _};
+
+/// The window arithmetic of one sender. Windows count segments and may be fractional; the endpoint
+/// truncates `min(cwnd + recovery's inflation, max_window)` to whole segments when it sends.
+pub trait Controller {
+    /// The controller of a new connection (quinn's `ControllerFactory::build`).
+    fn new(cfg: &TcpConfig) -> Self
+    where
+        Self: Sized;
+
+    /// The congestion window, segments. Below one segment nothing is sent until the retransmission
+    /// timer expires.
+    fn cwnd(&self) -> f64;
+
+    /// The slow-start threshold, segments (traced beside cwnd).
+    fn ssthresh(&self) -> f64;
+
+    /// An ACK of new data that carries no ECN-Echo (the endpoint does not open the window on ECE).
+    fn on_ack(&mut self);
+
+    /// Duplicate ACKs revealed a loss and the endpoint starts a fast retransmit (at most once per
+    /// window of data).
+    fn on_loss(&mut self, cfg: &TcpConfig);
+
+    /// An ACK carried ECN-Echo, at most once per window of data. `window` is the window the sender was
+    /// using: `min(cwnd + recovery's inflation, max_window)`.
+    fn on_ecn_echo(&mut self, window: f64);
+
+    /// The retransmission timer expired. `cut_ssthresh` is false when ssthresh must be kept: the last
+    /// cut was ECN's (ns-2's agents spare the timeout that follows it), or nothing was outstanding
+    /// (slow-start restart after idleness).
+    fn on_timeout(&mut self, cut_ssthresh: bool, cfg: &TcpConfig);
+
+    /// Fast recovery sets the window: deflation on a partial ACK, FullTcp's cwnd = ssthresh and its
+    /// halving (ssthresh kept) on duplicate ACKs soon after an ECN cut.
+    fn set_cwnd(&mut self, cwnd: f64);
+}
+
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident($module:ident) = $name:literal;)*) => {
+        $(pub mod $module;)*
+
+        /// A running controller of any registered kind; it dereferences to the [`Controller`].
+        pub enum AnyController {
+            $($(#[$doc])* $variant($module::$variant),)*
+        }
+
+        /// Which controller a flow group uses: `tcp.cc` in a scenario (the first registered is the
+        /// default).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub enum ControllerKind {
+            $($variant,)*
+        }
+
+        /// Every accepted value of `tcp.cc`.
+        const NAMES: &[&str] = &[$($name,)*];
+
+        /// The first registered.
+        impl Default for ControllerKind {
+            fn default() -> Self {
+                [$(ControllerKind::$variant,)*][0]
+            }
+        }
+
+        impl ControllerKind {
+            /// A new connection's controller (quinn's `ControllerFactory`).
+            pub fn build(self, cfg: &TcpConfig) -> AnyController {
+                match self {
+                    $(ControllerKind::$variant => AnyController::$variant(Controller::new(cfg)),)*
+                }
+            }
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ControllerKind::$variant => $name,)*
+                }
+            }
+        }
+
+        impl TryFrom<String> for ControllerKind {
+            type Error = String;
+
+            fn try_from(s: String) -> Result<Self, String> {
+                match s.as_str() {
+                    $($name => Ok(ControllerKind::$variant),)*
+                    _ => Err(value::Error::unknown_variant(&s, NAMES).to_string()),
+                }
+            }
+        }
+
+        impl std::ops::Deref for AnyController {
+            type Target = dyn Controller;
+
+            fn deref(&self) -> &Self::Target {
+                match self {
+                    $(AnyController::$variant(c) => c,)*
+                }
+            }
+        }
+
+        impl std::ops::DerefMut for AnyController {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                match self {
+                    $(AnyController::$variant(c) => c,)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// ns-2's `Agent/TCP/Newreno` window (RFC 5681 without byte counting).
+    NewReno(newreno) = "newreno";
+}
+
+impl From<ControllerKind> for String {
+    fn from(kind: ControllerKind) -> String {
+        kind.name().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_name_reads_back_as_its_kind_and_others_are_refused() {
+        for &name in NAMES {
+            let kind = ControllerKind::try_from(name.to_string()).unwrap();
+            assert_eq!(kind.name(), name);
+            assert_eq!(kind.build(&TcpConfig::default()).cwnd(), TcpConfig::default().init_cwnd);
+        }
+        assert_eq!(ControllerKind::default().name(), NAMES[0]);
+        assert_eq!(
+            ControllerKind::try_from("reno".to_string()).unwrap_err(),
+            "unknown variant `reno`, expected `newreno`"
+        );
+    }
+}
