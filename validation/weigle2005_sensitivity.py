@@ -51,7 +51,7 @@ def variants(jobs: int) -> list[tuple[str, dict, bool]]:
                 "e2e_rate": round(study["e2e_rate"] * payload_scale, 2),
                 "cross_rate": round(study["cross_rate"] * payload_scale, 2),
             },
-            False,
+            True,
         ),
         (
             f"no calibration: the first estimate {DEFAULT_RATE:.2f} conn/s for every cloud",

@@ -4,8 +4,8 @@
 //! each can send and receive data. Sequence numbers count bytes; the SYN takes sequence 0, data starts at
 //! 1, and the FIN takes the sequence number after the last data byte.
 //!
-//! Congestion control follows ns-2's `Agent/TCP/Newreno` (docs/tcp.md#congestion-window): the window is counted in
-//! segments and grows per ACK (slow start +1, congestion avoidance +1/cwnd, no byte counting: the
+//! Congestion control follows ns-2's `Agent/TCP/Newreno` (docs/tcp.md#congestion-window): the window is
+//! counted in segments and grows per ACK (slow start +1, congestion avoidance +1/cwnd, no byte counting: the
 //! [`cc::newreno`] controller, chosen by `cc`; [`cc`] tells what a controller decides); fast
 //! retransmit halves `min(cwnd, max_window)`, recovery inflates a separate `dupwnd`, partial ACKs deflate
 //! it and retransmit the next hole (RFC 6582, "careful" variant: no new fast retransmit until the
