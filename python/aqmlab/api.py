@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -24,7 +25,7 @@ import tomli_w
 from aqmlab import _core
 from aqmlab.fsutil import fsync_path, write_file
 
-__all__ = ["RunResult", "ScenarioError", "load_scenario", "run", "validate"]
+__all__ = ["RunResult", "ScenarioError", "load_scenario", "parse_size", "run", "validate"]
 
 #: The tables of a run, in the order they are written (``pairs`` is written separately, as it streams).
 TABLES = (
@@ -79,6 +80,22 @@ PAIRS_SCHEMA = pa.schema(
     ]
 )
 
+#: The tables that grow with the run's length and stream to their Parquet files in batches as the run
+#: goes (``pairs`` too, with ``measure.pair_records``), so that they are never all in memory.
+STREAMED = ("queue_samples", "cwnd_trace")
+QUEUE_SAMPLES_SCHEMA = pa.schema(
+    [("link", pa.string()), ("t", pa.float64()), ("q_pkts", pa.int64()), ("q_bytes", pa.int64())]
+)
+CWND_TRACE_SCHEMA = pa.schema(
+    [
+        ("flow", pa.int64()),
+        ("t", pa.float64()),
+        ("cwnd", pa.float64()),
+        ("ssthresh", pa.float64()),
+        ("timeouts", pa.int64()),
+    ]
+)
+
 DICT_LABEL = "<dict>"
 
 
@@ -111,16 +128,81 @@ def load_scenario(scenario: str | os.PathLike | Mapping[str, Any]) -> tuple[str,
     raise TypeError(f"a scenario is a path or a dict, not {type(scenario).__name__}")
 
 
+_SIZE_UNITS = {
+    "": 1,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KIB": 2**10,
+    "MIB": 2**20,
+    "GIB": 2**30,
+    "TIB": 2**40,
+}
+
+
+def parse_size(size: int | str) -> int:
+    """A memory size in bytes: a whole number of bytes, or a string such as ``"2GB"``, ``"512MB"``,
+    ``"1.5GiB"`` (KB, MB, GB, TB are powers of 1000; KiB, MiB, GiB, TiB powers of 1024)."""
+    if isinstance(size, bool) or not isinstance(size, int | str):
+        raise TypeError(
+            f"a memory size is a number of bytes or a string like '2GB', not {type(size).__name__}"
+        )
+    if isinstance(size, int):
+        value = size
+    else:
+        m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]*)\s*", size)
+        unit = m.group(2).upper() if m else None
+        if m is None or unit not in _SIZE_UNITS:
+            raise ValueError(
+                "a memory size like '2GB', '512MB' or '1.5GiB' (units B, KB, MB, GB, TB, KiB, MiB, GiB, "
+                f"TiB), found {size!r}"
+            )
+        value = int(float(m.group(1)) * _SIZE_UNITS[unit])
+    if not 0 < value < 2**64:
+        raise ValueError(f"a positive memory size, found {size!r}")
+    return value
+
+
+def _max_memory(max_memory: int | str | None) -> int | None:
+    return None if max_memory is None else parse_size(max_memory)
+
+
+def _disk_free(folder: str | os.PathLike) -> int | None:
+    """Free bytes on the file system of ``folder`` (or of its nearest existing parent)."""
+    path = Path(folder).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
 def validate(
-    scenario: str | os.PathLike | Mapping[str, Any], *, seed: int | None = None, set: Iterable[str] = ()
+    scenario: str | os.PathLike | Mapping[str, Any],
+    *,
+    seed: int | None = None,
+    set: Iterable[str] = (),
+    max_memory: int | str | None = None,
 ) -> dict:
     """Parses and checks a scenario without running it; returns a description of the resolved model
-    (``name``, ``seed``, ``duration_s``, ``warmup_s``, ``nodes``, ``links``, ``flows``, ``classes``) and
-    its ``warnings`` (settings that are legal but probably not meant, located like errors)."""
+    (``name``, ``seed``, ``duration_s``, ``warmup_s``, ``nodes``, ``links``, ``flows``, ``classes``),
+    its ``warnings`` (settings that are legal but probably not meant, located like errors) and its
+    resource ``estimate`` (flows, link directions, a bound of the packets in flight, queue samples,
+    window-trace rows and the memory of the run's tables, ``memory_bytes``, with ``parts``).
+
+    A scenario whose tables would need more memory than ``max_memory`` (bytes, or a size such as
+    ``"2GB"``; default half of the machine's memory, given back as ``max_memory``) raises
+    ``ScenarioError`` naming the setting to change, before anything is allocated. The tables that
+    stream to files as :func:`run` goes (queue samples, the window trace) count one batch in memory,
+    and their files are checked against the free space of the current folder."""
     text, label = load_scenario(scenario)
     _check_seed(seed)
+    limit = _max_memory(max_memory)
     try:
-        return json.loads(_core.validate(text, label, list(set), seed))
+        return json.loads(_core.validate(text, label, list(set), seed, limit, _disk_free(os.curdir)))
     except ValueError as e:
         raise ScenarioError(str(e)) from None
 
@@ -132,6 +214,7 @@ def run(
     set: Iterable[str] = (),
     progress: Callable[[float], object] | None = None,
     out: str | os.PathLike | None = None,
+    max_memory: int | str | None = None,
 ) -> RunResult:
     """Runs a scenario (path or dict) and returns its tables.
 
@@ -142,12 +225,21 @@ def run(
     With ``measure.pair_records = true`` the request/response pairs stream to ``pairs.parquet`` as the
     run goes (in the run folder's temporary folder with ``out``, else in a temporary file that lives as
     long as the result); :attr:`RunResult.pairs` reads that file.
+
+    Queue samples and the window trace stream to ``queue_samples.parquet`` and ``cwnd_trace.parquet`` in
+    the same way (read back on first access of :attr:`RunResult.queue_samples` and
+    :attr:`RunResult.cwnd_trace`), so a run's memory does not grow with its length. A run whose tables
+    would need more memory than ``max_memory`` (see :func:`validate`; default half of the machine's
+    memory), or whose streamed tables more than the free disk space, is refused with ``ScenarioError``
+    before anything is allocated or written.
     """
     text, label = load_scenario(scenario)
     overrides = [str(s) for s in set]
     _check_seed(seed)
+    limit = _max_memory(max_memory)
+    disk_free = _disk_free(out if out is not None else tempfile.gettempdir())
     try:
-        classes = json.loads(_core.validate(text, label, overrides, seed))["classes"]
+        desc = json.loads(_core.validate(text, label, overrides, seed, limit, disk_free))
         records_on = _pair_records_on(_core.resolve(text, label, overrides, seed))
     except ValueError as e:
         raise ScenarioError(str(e)) from None
@@ -161,35 +253,34 @@ def run(
 
     staging = _Staging(out) if out is not None else None
     scratch: str | None = None
-    sink: _PairSink | None = None
+    sink: _Streams | None = None
     try:
-        if records_on:
-            if staging is not None:
-                pairs_path = staging.tmp / PAIRS_FILE
-            else:
-                scratch = tempfile.mkdtemp(prefix="aqmlab-pairs-")
-                pairs_path = Path(scratch) / PAIRS_FILE
-            sink = _PairSink(pairs_path, classes)
+        if staging is not None:
+            folder = staging.tmp
+        else:
+            scratch = tempfile.mkdtemp(prefix="aqmlab-run-")
+            folder = Path(scratch)
+        sink = _Streams(folder, desc["classes"], [link["link"] for link in desc["links"]], records_on)
         t0 = time.perf_counter()
         try:
-            raw_json = _core.run(text, label, overrides, seed, on_progress, sink)
+            raw_json = _core.run(text, label, overrides, seed, on_progress, sink, limit, disk_free)
         except ValueError as e:
             # The scenario is loaded before the first progress call: a ValueError after it comes from the
-            # caller's own callback (or the pair writer) and is passed on untouched.
-            if started or (sink is not None and sink.rows):
+            # caller's own callback (or a table writer) and is passed on untouched.
+            if started or sink.rows:
                 raise
             raise ScenarioError(str(e)) from None
         wall = time.perf_counter() - t0
-        if sink is not None:
-            sink.close()
+        sink.close()
         raw = json.loads(raw_json)
-        raw.pop("pairs", None)  # empty: the records went to the sink
+        for name in ("pairs", *STREAMED):
+            raw.pop(name, None)  # empty: the rows went to the sink
         result = RunResult.from_raw(raw, text=text, file=label, overrides=overrides, seed=seed, wall_s=wall)
-        if sink is not None:
-            result.pairs_path = sink.path
-            if scratch is not None:
-                weakref.finalize(result, shutil.rmtree, scratch, True)
-                scratch = None
+        result.table_paths = {name: sink.paths[name] for name in STREAMED}
+        result.pairs_path = sink.paths.get("pairs")
+        if scratch is not None:
+            weakref.finalize(result, shutil.rmtree, scratch, True)
+            scratch = None
         if staging is not None:
             result._write_staged(staging)
     except BaseException:
@@ -215,30 +306,19 @@ def _pair_records_on(resolved_text: str) -> bool:
         return False  # the engine accepted it, so this cannot happen; no records then
 
 
-class _PairSink:
-    """The ``records`` callback of ``_core.run``: appends each JSON batch of pairs to a Parquet file, so
-    that the pairs are never all in memory. Class indices become the class names."""
+class _ParquetSink:
+    """Appends column-wise JSON batches of one table to a Parquet file; ``convert`` turns a batch's
+    columns into an Arrow table of ``schema``."""
 
-    def __init__(self, path: Path, classes: list[str]) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, convert: Callable[[dict], pa.Table]) -> None:
         self.path = path
-        self.classes = pa.array(classes, pa.string())
+        self.convert = convert
         self.rows = 0
-        self.writer: pq.ParquetWriter | None = pq.ParquetWriter(path, PAIRS_SCHEMA)
+        self.writer: pq.ParquetWriter | None = pq.ParquetWriter(path, schema)
 
     def __call__(self, batch_json: str) -> None:
-        cols = json.loads(batch_json)
-        table = pa.table(
-            {
-                "class": pc.take(self.classes, pa.array(cols["class"], pa.int32())),
-                **{
-                    name: pa.array(cols[name], PAIRS_SCHEMA.field(name).type)
-                    for name in PAIRS_SCHEMA.names
-                    if name != "class"
-                },
-            },
-            schema=PAIRS_SCHEMA,
-        )
-        assert self.writer is not None, "records after the end of the run"
+        table = self.convert(json.loads(batch_json))
+        assert self.writer is not None, "rows after the end of the run"
         self.writer.write_table(table)
         self.rows += table.num_rows
 
@@ -247,6 +327,70 @@ class _PairSink:
             self.writer.close()
             self.writer = None
             fsync_path(self.path)
+
+
+def _typed(cols: dict, schema: pa.Schema, **given: pa.Array) -> pa.Table:
+    """The batch's columns as ``schema`` (JSON's nulls, the engine's NaN and infinity, become nulls, as
+    they were when these tables were written from pandas); ``given`` columns are already arrays."""
+    arrays = {name: given.get(name, None) for name in schema.names}
+    for name in schema.names:
+        if arrays[name] is None:
+            arrays[name] = pa.array(cols[name], schema.field(name).type)
+    return pa.table(arrays, schema=schema)
+
+
+class _PairSink(_ParquetSink):
+    """Request/response pair batches to ``pairs.parquet``; class indices become the class names."""
+
+    def __init__(self, path: Path, classes: list[str]) -> None:
+        names = pa.array(classes, pa.string())
+
+        def convert(cols: dict) -> pa.Table:
+            return _typed(
+                cols, PAIRS_SCHEMA, **{"class": pc.take(names, pa.array(cols["class"], pa.int32()))}
+            )
+
+        super().__init__(path, PAIRS_SCHEMA, convert)
+
+
+class _Streams:
+    """The ``records`` callback of ``_core.run``: each batch of a streamed table (``queue_samples``,
+    ``cwnd_trace`` and, with pair records, ``pairs``) is appended to its Parquet file in ``folder``, so
+    that these tables are never all in memory. Queue samples get their link's name."""
+
+    def __init__(self, folder: Path, classes: list[str], link_names: list[str], pairs: bool) -> None:
+        links = pa.array(link_names, pa.string())
+
+        def samples(cols: dict) -> pa.Table:
+            link = pc.take(links, pa.array(cols["link"], pa.int32()))
+            return _typed(cols, QUEUE_SAMPLES_SCHEMA, link=link)
+
+        def trace(cols: dict) -> pa.Table:
+            return _typed(cols, CWND_TRACE_SCHEMA)
+
+        self.sinks: dict[str, _ParquetSink] = {}
+        try:
+            self.sinks["queue_samples"] = _ParquetSink(
+                folder / "queue_samples.parquet", QUEUE_SAMPLES_SCHEMA, samples
+            )
+            self.sinks["cwnd_trace"] = _ParquetSink(folder / "cwnd_trace.parquet", CWND_TRACE_SCHEMA, trace)
+            if pairs:
+                self.sinks["pairs"] = _PairSink(folder / PAIRS_FILE, classes)
+        except BaseException:
+            self.close()
+            raise
+        self.paths = {name: sink.path for name, sink in self.sinks.items()}
+
+    @property
+    def rows(self) -> int:
+        return sum(sink.rows for sink in self.sinks.values())
+
+    def __call__(self, table: str, batch_json: str) -> None:
+        self.sinks[table](batch_json)
+
+    def close(self) -> None:
+        for sink in self.sinks.values():
+            sink.close()
 
 
 class _Staging:
@@ -308,15 +452,15 @@ def _rows(rows: list[dict], columns: list[str] | None = None) -> pd.DataFrame:
 
 @dataclass
 class RunResult:
-    """The outcome of one run: ``summary`` (dict) and the tables as pandas DataFrames; ``pairs`` (the
-    request/response records, with ``measure.pair_records``) is read from its Parquet file on access."""
+    """The outcome of one run: ``summary`` (dict) and the tables as pandas DataFrames. The tables that
+    grow with the run's length stream to Parquet files as :func:`run` goes: ``queue_samples`` and
+    ``cwnd_trace`` are read from theirs on first access, ``pairs`` (the request/response records, with
+    ``measure.pair_records``) at every access."""
 
     summary: dict
     links: pd.DataFrame
     link_classes: pd.DataFrame
     flows: pd.DataFrame
-    queue_samples: pd.DataFrame
-    cwnd_trace: pd.DataFrame
     classes: pd.DataFrame
     generators: pd.DataFrame
     responses: pd.DataFrame
@@ -327,6 +471,29 @@ class RunResult:
     seed_override: int | None = field(default=None, repr=False)
     #: The ``pairs.parquet`` of this run (None when pair records are off).
     pairs_path: Path | None = field(default=None, repr=False)
+    #: The Parquet files of the streamed tables (``queue_samples``, ``cwnd_trace``) by name; a table
+    #: not in it was returned by the engine and is in ``frames``.
+    table_paths: dict[str, Path] = field(default_factory=dict, repr=False)
+    #: The streamed tables read so far, and those the engine returned.
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+
+    @property
+    def queue_samples(self) -> pd.DataFrame:
+        """Queue lengths of the sampled link directions: ``link``, ``t``, ``q_pkts``, ``q_bytes``. Read
+        from ``queue_samples.parquet`` on first access; for very long runs read that file in batches
+        (``pyarrow.parquet.ParquetFile(r.table_paths["queue_samples"]).iter_batches()``)."""
+        return self._streamed("queue_samples")
+
+    @property
+    def cwnd_trace(self) -> pd.DataFrame:
+        """The traced flows' windows at every change: ``flow``, ``t``, ``cwnd``, ``ssthresh``,
+        ``timeouts``. Read from ``cwnd_trace.parquet`` on first access."""
+        return self._streamed("cwnd_trace")
+
+    def _streamed(self, name: str) -> pd.DataFrame:
+        if name not in self.frames:
+            self.frames[name] = pq.read_table(self.table_paths[name]).to_pandas()
+        return self.frames[name]
 
     @classmethod
     def from_raw(
@@ -378,8 +545,6 @@ class RunResult:
             links=_rows(raw.get("links", [])),
             link_classes=_rows(raw.get("link_classes", [])),
             flows=_rows(raw.get("flows", [])),
-            queue_samples=queue_samples,
-            cwnd_trace=cwnd_trace,
             classes=_rows(raw.get("classes", []), COLUMNS["classes"]),
             generators=_rows(raw.get("generators", []), COLUMNS["generators"]),
             responses=_rows(raw.get("responses", []), COLUMNS["responses"]),
@@ -387,10 +552,16 @@ class RunResult:
             raw=raw,
             scenario_text=text,
             seed_override=seed,
+            # The streamed tables are read from their files unless the engine returned them.
+            frames={
+                name: df
+                for name, df in (("queue_samples", queue_samples), ("cwnd_trace", cwnd_trace))
+                if name in raw
+            },
         )
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """The in-memory tables by name (not ``pairs``, which stays in its file)."""
+        """The tables by name (not ``pairs``, which stays in its file); the streamed ones are read."""
         return {name: getattr(self, name) for name in TABLES}
 
     @property
@@ -454,20 +625,27 @@ class RunResult:
             tmp = staging.tmp
             summary = {**self.summary, **self.scenario_record()}
             write_file(tmp / "summary.json", (json.dumps(summary, indent=2, allow_nan=True) + "\n").encode())
-            for name, df in self.tables().items():
+            files = {**self.table_paths, **({"pairs": self.pairs_path} if self.pairs_path else {})}
+            for name in TABLES:
                 path = tmp / f"{name}.parquet"
-                pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
-                fsync_path(path)
-            pairs = tmp / PAIRS_FILE
-            if self.pairs_path is not None and self.pairs_path != pairs:
-                shutil.copyfile(self.pairs_path, pairs)
-                fsync_path(pairs)
+                if name not in files:
+                    df = getattr(self, name)
+                    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
+                    fsync_path(path)
+            for source in files.values():
+                path = tmp / source.name
+                if source != path:  # not streamed into this folder during the run: copied, not read
+                    shutil.copyfile(source, path)
+                    fsync_path(path)
         except BaseException:
             staging.abort()
             raise
         final = staging.commit()
-        if self.pairs_path == tmp / PAIRS_FILE:
-            self.pairs_path = final / PAIRS_FILE  # streamed into this folder during the run
+        for name, source in self.table_paths.items():
+            if source.parent == tmp:
+                self.table_paths[name] = final / source.name
+        if self.pairs_path is not None and self.pairs_path.parent == tmp:
+            self.pairs_path = final / PAIRS_FILE
         return final
 
 

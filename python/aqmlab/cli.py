@@ -1,7 +1,8 @@
 """The `aqmlab` command: run, validate or calibrate a scenario.
 
     aqmlab run SCENARIO.toml [--out DIR] [--seed N] [--set key=value ...] [--set-file FILE ...] [--quiet]
-    aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...] [--set-file FILE ...]
+        [--max-memory SIZE]
+    aqmlab validate SCENARIO.toml [--seed N] [--set key=value ...] [--set-file FILE ...] [--max-memory SIZE]
     aqmlab calibrate SCENARIO.toml --link A->B --target-load 0.9 [--generator NAME] [--widen RATE]
         [--rates r1,r2,...] [--duration S] [--seeds K] [--seed N] [--set key=value ...] [--out FILE]
     aqmlab sweep SCENARIO.toml --grid key=v1,v2 ... --seeds K [--jobs N] [--dask ADDRESS] (see sweep_cli.py)
@@ -11,7 +12,8 @@
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
 prints "interrupted" and exits with 130. Warnings (a scenario setting that is legal but probably not
 meant, e.g. a flow starting after the end) are lines "aqmlab: warning: ..." on stderr, and are kept in
-the run's summary.json.
+the run's summary.json. A scenario whose tables would need more memory than --max-memory (default half
+of the machine's memory) is an error of `validate` and `run` alike, before anything is allocated.
 """
 
 from __future__ import annotations
@@ -78,12 +80,23 @@ def _parser() -> argparse.ArgumentParser:
             "--set options come after them",
         )
 
+    def max_memory(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument(
+            "--max-memory",
+            type=_size,
+            metavar="SIZE",
+            help="refuse a run whose tables would need more memory than SIZE, e.g. 2GB or 512MB "
+            "(default half of this machine's memory)",
+        )
+
     r = sub.add_parser("run", help="run a scenario and write its run folder", description="Run a scenario.")
     common(r)
+    max_memory(r)
     r.add_argument("--out", type=out_path, metavar="DIR", help="run folder (default results/<name>-seed<N>)")
     r.add_argument("--quiet", "-q", action="store_true", help="print only the run folder")
     v = sub.add_parser("validate", help="check a scenario and describe it", description="Check a scenario.")
     common(v)
+    max_memory(v)
     c = sub.add_parser(
         "calibrate",
         help="find the PackMime connection rate for a target offered load",
@@ -123,6 +136,13 @@ def _parser() -> argparse.ArgumentParser:
     sweep_cli.add_parser(sub)
     reproduce_cli.add_parser(sub)
     return p
+
+
+def _size(text: str) -> int:
+    try:
+        return api.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,7 +221,7 @@ def _load(path: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    desc = api.validate(_load(args.scenario), seed=args.seed, set=args.overrides)
+    desc = api.validate(_load(args.scenario), seed=args.seed, set=args.overrides, max_memory=args.max_memory)
     _warn(desc["warnings"])
     out = _stdout_console()
     ok = f"OK, {len(desc['warnings'])} warning(s) (on stderr)" if desc["warnings"] else "OK"
@@ -225,7 +245,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
     out.print(t)
     if len(desc["links"]) > MAX_LINK_ROWS:
         out.print(f"… and {len(desc['links']) - MAX_LINK_ROWS} more link directions")
+    out.print(estimate_table(desc["estimate"], desc["max_memory"]))
     return 0
+
+
+def estimate_table(estimate: dict, limit: int) -> Table:
+    """The resource estimate: items and memory of each table (and the file of each streamed one)."""
+    t = Table(
+        title=f"Resource estimate (memory limit {_bytes(limit)})",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    columns = (
+        ("table", "left"),
+        ("items", "right"),
+        ("memory", "right"),
+        ("file", "right"),
+        ("set by", "left"),
+    )
+    for col, justify in columns:
+        t.add_column(col, justify=justify)
+    for part in estimate["parts"]:
+        file = _bytes(part["file_bytes"]) if part["streamed"] else ""
+        t.add_row(part["what"], f"{part['items']:,}", _bytes(part["bytes"]), file, Text(part["setting"]))
+    t.add_row("total", "", _bytes(estimate["memory_bytes"]), _bytes(estimate["file_bytes"]), "", style="bold")
+    return t
+
+
+def _bytes(n: float) -> str:
+    for scale, unit in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n:.0f} B"
 
 
 # ------------------------------------------------------------------------------------------------- run
@@ -266,13 +317,20 @@ class _LazyProgress:
 def cmd_run(args: argparse.Namespace) -> int:
     path = _load(args.scenario)
     # Checks the scenario first (fast, and gives the duration for the progress bar).
-    desc = api.validate(path, seed=args.seed, set=args.overrides)
+    desc = api.validate(path, seed=args.seed, set=args.overrides, max_memory=args.max_memory)
     _warn(desc["warnings"])
     out_dir = Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario)
     progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
     try:
         # Written by api.run, so that pair records stream into the run folder as the run goes.
-        result = api.run(path, seed=args.seed, set=args.overrides, progress=progress, out=out_dir)
+        result = api.run(
+            path,
+            seed=args.seed,
+            set=args.overrides,
+            progress=progress,
+            out=out_dir,
+            max_memory=args.max_memory,
+        )
     finally:
         progress.stop()
     if args.quiet:

@@ -7,6 +7,7 @@
 
 pub mod aqm;
 pub mod engine;
+pub mod estimate;
 pub mod metrics;
 pub mod net;
 pub mod scenario;
@@ -15,7 +16,8 @@ pub mod tcp;
 pub mod topology;
 pub mod traffic;
 
-pub use engine::{Progress, RecordSink, Simulation};
+pub use engine::{Batch, Progress, RecordSink, Simulation};
+pub use estimate::{Estimate, Limit};
 pub use metrics::RunResult;
 pub use scenario::build::Model;
 pub use scenario::ScenarioError;
@@ -36,20 +38,43 @@ pub fn resolve(
 }
 
 /// Parses scenario `text` (from `file`, for messages), applies `key=value` overrides and an optional
-/// seed, and checks everything a run needs.
+/// seed, and checks everything a run needs, including that its tables fit in half of the machine's
+/// memory (see [`load_checked`]).
 pub fn load(text: &str, file: &str, overrides: &[String], seed: Option<u64>) -> Result<Model, ScenarioError> {
+    load_checked(text, file, overrides, seed, Limit::machine_default(), false).map(|(m, _)| m)
+}
+
+/// As [`load`], with the run's resource estimate, refused (a located error naming the setting to
+/// change) when its in-memory tables would need more than `limit`. The flows, link directions and
+/// queue samples are counted before the model is built, so a scenario of a billion flows is refused
+/// without allocating them. With `streamed` (the run will go through [`run_with_sink`]), queue samples
+/// and the window trace count one batch in memory and their files against `limit.disk_free`.
+pub fn load_checked(
+    text: &str,
+    file: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    limit: Limit,
+    streamed: bool,
+) -> Result<(Model, Estimate), ScenarioError> {
     let text = resolve(text, file, overrides, seed)?;
     let s = scenario::parse(&text, file)?;
-    scenario::build::build(&s, &text, file)
+    Estimate::of_scenario(&s, streamed).check(limit, &text, file)?;
+    let model = scenario::build::build(&s, &text, file)?;
+    let estimate = Estimate::of_model(&s, &model, streamed);
+    estimate.check(limit, &text, file)?;
+    Ok((model, estimate))
 }
 
 /// Simulates a model; `progress` is called with the simulated time every 0.5% of the run. Pair
-/// records (with `measure.pair_records`) are returned in the result.
+/// records (with `measure.pair_records`), queue samples and the window trace are returned in the
+/// result.
 pub fn run(model: Model, progress: Option<Progress>) -> RunResult {
     Simulation::new(model, None).run(progress)
 }
 
-/// As [`run`], but completed pairs go to `sink` in batches instead of accumulating in memory.
+/// As [`run`], but completed pairs, queue samples and window-trace rows go to `sink` in batches
+/// instead of accumulating in memory (the result's columns of these tables are empty).
 pub fn run_with_sink(model: Model, progress: Option<Progress>, sink: RecordSink) -> RunResult {
     Simulation::new(model, Some(sink)).run(progress)
 }

@@ -13,12 +13,30 @@ fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// Parses and checks a scenario; returns a JSON description of the resolved model (nodes, links, flows)
-/// and its warnings.
+/// The memory limit of a run: `max_memory` bytes, or half of the machine's memory; the streamed tables'
+/// files must fit in `disk_free` bytes.
+fn limit(max_memory: Option<u64>, disk_free: Option<u64>) -> aqmlab_core::Limit {
+    let limit = max_memory.map_or_else(aqmlab_core::Limit::machine_default, aqmlab_core::Limit::given);
+    aqmlab_core::Limit { disk_free, ..limit }
+}
+
+/// Parses and checks a scenario; returns a JSON description of the resolved model (nodes, links, flows),
+/// its resource estimate (for a run through `run` with `records`, which streams the long tables) and
+/// its warnings. A scenario whose tables would need more memory than `max_memory` bytes (default half
+/// of the machine's), or whose streamed tables more than `disk_free` bytes, is refused.
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None))]
-fn validate(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
-    let m = aqmlab_core::load(text, file, &overrides, seed).map_err(scenario_error)?;
+#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, max_memory = None, disk_free = None))]
+fn validate(
+    text: &str,
+    file: &str,
+    overrides: Vec<String>,
+    seed: Option<u64>,
+    max_memory: Option<u64>,
+    disk_free: Option<u64>,
+) -> PyResult<String> {
+    let limit = limit(max_memory, disk_free);
+    let (m, estimate) =
+        aqmlab_core::load_checked(text, file, &overrides, seed, limit, true).map_err(scenario_error)?;
     let desc = serde_json::json!({
         "name": m.name,
         "seed": m.seed,
@@ -32,6 +50,8 @@ fn validate(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) -
         "flows": m.flows.len(),
         "classes": m.classes,
         "warnings": m.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "estimate": estimate,
+        "max_memory": limit.bytes,
     });
     Ok(desc.to_string())
 }
@@ -44,11 +64,14 @@ fn resolve(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) ->
 }
 
 /// Runs a scenario and returns its results as JSON. `progress(sim_time_s)` is called every 0.5% of the
-/// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `measure.pair_records`,
-/// `records(batch_json)` receives completed request/response pairs in column-wise batches as the run
-/// goes (without it they come back in the result's `pairs`).
+/// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `records`,
+/// `records(table, batch_json)` receives the rows of the tables that grow with the run's length —
+/// `"queue_samples"`, `"cwnd_trace"` and, with `measure.pair_records`, `"pairs"` — in column-wise
+/// batches as the run goes (without it they come back in the result). Refused as `validate` refuses it when over
+/// `max_memory` or `disk_free`.
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None, records = None))]
+#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None, records = None, max_memory = None, disk_free = None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     text: &str,
@@ -57,8 +80,13 @@ fn run(
     seed: Option<u64>,
     progress: Option<PyObject>,
     records: Option<PyObject>,
+    max_memory: Option<u64>,
+    disk_free: Option<u64>,
 ) -> PyResult<String> {
-    let model = aqmlab_core::load(text, file, &overrides, seed).map_err(scenario_error)?;
+    let streamed = records.is_some();
+    let limit = limit(max_memory, disk_free);
+    let (model, _) =
+        aqmlab_core::load_checked(text, file, &overrides, seed, limit, streamed).map_err(scenario_error)?;
     let failure: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.allow_threads(|| {
         let mut on_progress = |t: u64| -> bool {
@@ -81,10 +109,15 @@ fn run(
         };
         match &records {
             Some(sink) => {
-                let mut on_records = |batch: &aqmlab_core::metrics::response::PairColumns| {
-                    let json = serde_json::to_string(batch).expect("pair batch serialises");
+                let mut on_records = |batch: aqmlab_core::Batch| {
+                    let (table, json) = match batch {
+                        aqmlab_core::Batch::Pairs(b) => ("pairs", serde_json::to_string(b)),
+                        aqmlab_core::Batch::QueueSamples(b) => ("queue_samples", serde_json::to_string(b)),
+                        aqmlab_core::Batch::CwndTrace(b) => ("cwnd_trace", serde_json::to_string(b)),
+                    };
+                    let json = json.expect("a batch serialises");
                     Python::with_gil(|py| {
-                        if let Err(e) = sink.call1(py, (json,)) {
+                        if let Err(e) = sink.call1(py, (table, json)) {
                             failure.lock().expect("not poisoned").get_or_insert(e);
                         }
                     })

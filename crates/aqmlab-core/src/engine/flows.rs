@@ -423,6 +423,9 @@ impl Simulation<'_> {
             if let FlowState::Tcp { conn, .. } = &flow.state {
                 let e = &conn.ends[0];
                 self.cwnd_trace.record(f, self.now, e.cwnd(), e.ssthresh(), e.stats().timeouts);
+                if self.sink.is_some() && self.cwnd_trace.len() >= super::RECORD_BATCH {
+                    self.flush_cwnd_trace();
+                }
             }
         }
         let mut out = std::mem::take(&mut self.tcp_out);

@@ -15,7 +15,7 @@ const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see
 
 use crate::aqm::FifoBuffer;
 use crate::metrics::response::{PairColumns, ResponseHistogram};
-use crate::metrics::{ClassCounters, CwndTrace, QueueLength, QueueSamples};
+use crate::metrics::{ClassCounters, CwndTrace, QueueLength, QueueSamples, Sums};
 use crate::net::loss::LossModel;
 use crate::net::packet::NO_PACKET;
 use crate::net::{PacketArena, PacketId};
@@ -152,11 +152,22 @@ struct LinkQueue {
 /// Called with the simulated time every so often; returning false stops the run.
 pub type Progress<'a> = &'a mut dyn FnMut(Time) -> bool;
 
-/// Receives completed request/response pairs in batches (with `measure.pair_records`).
-pub type RecordSink<'a> = &'a mut dyn FnMut(&PairColumns);
+/// A batch of rows of a table that streams to a [`RecordSink`].
+#[derive(Clone, Copy, Debug)]
+pub enum Batch<'a> {
+    /// Completed request/response pairs (with `measure.pair_records`).
+    Pairs(&'a PairColumns),
+    QueueSamples(&'a QueueSamples),
+    CwndTrace(&'a CwndTrace),
+}
 
-/// Records handed to the sink at once.
-const RECORD_BATCH: usize = 65_536;
+/// Receives the rows of the tables that grow with the run's length (pair records, queue samples, the
+/// window trace) in batches of at most [`RECORD_BATCH`] rows, so that they are never all in memory;
+/// the result's columns of these tables are then empty.
+pub type RecordSink<'a> = &'a mut dyn FnMut(Batch<'_>);
+
+/// Rows handed to the sink at once.
+pub const RECORD_BATCH: usize = 65_536;
 
 pub struct Simulation<'s> {
     model: Model,
@@ -189,6 +200,9 @@ pub struct Simulation<'s> {
     pairs: PairColumns,
     sink: Option<RecordSink<'s>>,
     samples: QueueSamples,
+    /// Per link direction: its samples' count, sum and sum of squares (the samples may have gone to
+    /// the sink).
+    sample_sums: Vec<Sums>,
     cwnd_trace: CwndTrace,
     /// Per static flow slot (never reused): whether its window is traced. Checked on every TCP event.
     traced: Vec<bool>,
@@ -296,6 +310,7 @@ impl<'s> Simulation<'s> {
             pairs: PairColumns::default(),
             sink,
             samples: QueueSamples::default(),
+            sample_sums: vec![Sums::default(); model.links.len()],
             cwnd_trace: CwndTrace::default(),
             traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
             event_count: 0,
@@ -350,6 +365,8 @@ impl<'s> Simulation<'s> {
         }
         self.catch_up_all();
         self.flush_records();
+        self.flush_samples();
+        self.flush_cwnd_trace();
         self.results(ended_by)
     }
 
@@ -393,8 +410,25 @@ impl<'s> Simulation<'s> {
     fn flush_records(&mut self) {
         if let Some(sink) = self.sink.as_mut() {
             if !self.pairs.is_empty() {
-                sink(&self.pairs);
+                sink(Batch::Pairs(&self.pairs));
                 self.pairs = PairColumns::default();
+            }
+        }
+    }
+
+    fn flush_samples(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if !self.samples.is_empty() {
+                sink(Batch::QueueSamples(&self.samples));
+                self.samples = QueueSamples::default();
+            }
+        }
+    }
+
+    pub(super) fn flush_cwnd_trace(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if !self.cwnd_trace.is_empty() {
+                sink(Batch::CwndTrace(&self.cwnd_trace.take_rows()));
             }
         }
     }
@@ -424,6 +458,10 @@ impl<'s> Simulation<'s> {
             self.samples.t.push(t);
             self.samples.q_pkts.push(packets as u32);
             self.samples.q_bytes.push(bytes);
+            self.sample_sums[l as usize].add(packets as f64);
+        }
+        if self.sink.is_some() && self.samples.len() >= RECORD_BATCH {
+            self.flush_samples();
         }
         let next = self.now + self.model.sample_interval;
         if next <= self.model.duration {
@@ -490,6 +528,78 @@ mod tests {
             assert_eq!(json(&own.flows), json(&disc.flows), "{queue}");
             assert_eq!(own.queue_samples.q_pkts, disc.queue_samples.q_pkts, "{queue}");
             assert_eq!(own.summary.link_forwards, disc.summary.link_forwards, "{queue}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod sink_tests {
+    use super::*;
+
+    /// With a record sink, queue samples and window-trace rows come in batches of at most
+    /// [`RECORD_BATCH`] rows and, put together, are exactly what a run without a sink returns; the
+    /// result's own columns are empty.
+    #[test]
+    fn streamed_samples_and_trace_equal_the_in_memory_tables() {
+        let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
+        let overrides: Vec<String> = [
+            "dumbbell.pairs=4",
+            "duration=\"8s\"",
+            "measure.warmup=\"1s\"",
+            "measure.sample_interval=\"1ms\"",
+            "measure.sample_links=[\"all\"]",
+            "measure.trace_cwnd=[0, 3]",
+        ]
+        .map(String::from)
+        .into();
+        let model =
+            crate::load(bench, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+        let whole = crate::run(model.clone(), None);
+        assert!(whole.queue_samples.len() > RECORD_BATCH, "more than one batch");
+        assert!(!whole.cwnd_trace.is_empty());
+        let (mut samples, mut trace) = (QueueSamples::default(), CwndTrace::default());
+        let mut batches = 0;
+        let mut sink = |b: Batch| {
+            batches += 1;
+            match b {
+                Batch::QueueSamples(q) => {
+                    assert!(q.len() <= RECORD_BATCH + model.sample_links.len());
+                    samples.link.extend(&q.link);
+                    samples.t.extend(&q.t);
+                    samples.q_pkts.extend(&q.q_pkts);
+                    samples.q_bytes.extend(&q.q_bytes);
+                }
+                Batch::CwndTrace(c) => {
+                    assert!(c.len() <= RECORD_BATCH);
+                    trace.flow.extend(&c.flow);
+                    trace.t.extend(&c.t);
+                    trace.cwnd.extend(&c.cwnd);
+                    trace.ssthresh.extend(&c.ssthresh);
+                    trace.timeouts.extend(&c.timeouts);
+                }
+                Batch::Pairs(_) => panic!("no pair records asked for"),
+            }
+        };
+        let streamed = crate::run_with_sink(model.clone(), None, &mut sink);
+        assert!(batches > 2, "{batches} batches");
+        assert!(streamed.queue_samples.is_empty() && streamed.cwnd_trace.is_empty());
+        let json = |v: &dyn erased::Ser| v.value();
+        assert_eq!(json(&samples), json(&whole.queue_samples));
+        assert_eq!(json(&trace), json(&whole.cwnd_trace));
+        assert_eq!(json(&streamed.flows), json(&whole.flows));
+        // The links' sample statistics come from running sums, not from the (streamed) samples.
+        assert!(whole.links.iter().all(|l| l.q_samples == 7001), "every link sampled");
+        assert_eq!(json(&streamed.links), json(&whole.links));
+    }
+
+    mod erased {
+        pub trait Ser {
+            fn value(&self) -> serde_json::Value;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn value(&self) -> serde_json::Value {
+                serde_json::to_value(self).expect("serialises")
+            }
         }
     }
 }

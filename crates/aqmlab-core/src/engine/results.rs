@@ -4,7 +4,7 @@ use super::flows::FlowState;
 use super::Simulation;
 use crate::metrics::response::{ResponseBins, ResponseRow};
 use crate::metrics::{
-    mean_std, ClassCounters, ClassRow, FlowRow, GeneratorRow, LinkClassRow, LinkRow, RunResult, Summary,
+    ClassCounters, ClassRow, FlowRow, GeneratorRow, LinkClassRow, LinkRow, RunResult, Summary,
 };
 use crate::sim::time;
 
@@ -24,11 +24,6 @@ impl Simulation<'_> {
         let mut link_classes = Vec::new();
         let mut class_totals = vec![ClassCounters::default(); m.classes.len()];
         let stride = self.class_count;
-        // The periodic queue samples of each link, in one pass over them all.
-        let mut samples_of = vec![Vec::new(); m.links.len()];
-        for (&l, &q) in self.samples.link.iter().zip(&self.samples.q_pkts) {
-            samples_of[l as usize].push(q as f64);
-        }
         for (i, (q, lm)) in self.queues.iter().zip(&m.links).enumerate() {
             let by_class: Vec<ClassCounters> = (i * stride..(i + 1) * stride)
                 .map(|k| {
@@ -45,7 +40,7 @@ impl Simulation<'_> {
             let total = ClassCounters::total(&by_class);
             let (q_mean, q_std, q_max) = q.length.stats(self.now, 0);
             let (qb_mean, qb_std, _) = q.length.stats(self.now, 1);
-            let (s_mean, s_std, s_n) = mean_std(samples_of[i].iter().copied());
+            let (s_mean, s_std, s_n) = self.sample_sums[i].mean_std();
             let drops = total.drops();
             links.push(LinkRow {
                 link: lm.name.clone(),

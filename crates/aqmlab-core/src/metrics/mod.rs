@@ -225,16 +225,15 @@ pub struct CwndTrace {
     pub ssthresh: Vec<f64>,
     /// Retransmission timeouts so far (a row is also written when only this changes).
     pub timeouts: Vec<u64>,
+    /// Per traced flow, its latest (cwnd, ssthresh, timeouts), kept when the rows are handed on.
+    #[serde(skip)]
+    last: std::collections::HashMap<u32, (f64, f64, u64)>,
 }
 
 impl CwndTrace {
     /// Appends a row for `flow` unless nothing changed since its previous row.
     pub fn record(&mut self, flow: u32, now: Time, cwnd: f64, ssthresh: f64, timeouts: u64) {
-        let last = self.flow.iter().rposition(|&f| f == flow);
-        let unchanged = last.is_some_and(|i| {
-            self.cwnd[i] == cwnd && self.ssthresh[i] == ssthresh && self.timeouts[i] == timeouts
-        });
-        if unchanged {
+        if self.last.insert(flow, (cwnd, ssthresh, timeouts)) == Some((cwnd, ssthresh, timeouts)) {
             return;
         }
         self.flow.push(flow);
@@ -242,6 +241,36 @@ impl CwndTrace {
         self.cwnd.push(cwnd);
         self.ssthresh.push(ssthresh);
         self.timeouts.push(timeouts);
+    }
+
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
+
+    /// Moves the rows out (to a record sink), keeping what `record` compares with.
+    pub fn take_rows(&mut self) -> CwndTrace {
+        CwndTrace {
+            flow: std::mem::take(&mut self.flow),
+            t: std::mem::take(&mut self.t),
+            cwnd: std::mem::take(&mut self.cwnd),
+            ssthresh: std::mem::take(&mut self.ssthresh),
+            timeouts: std::mem::take(&mut self.timeouts),
+            last: Default::default(),
+        }
+    }
+}
+
+impl QueueSamples {
+    pub fn len(&self) -> usize {
+        self.link.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.link.is_empty()
     }
 }
 
@@ -318,17 +347,37 @@ pub struct RunResult {
 
 /// Mean and standard deviation of a sample.
 pub fn mean_std(xs: impl Iterator<Item = f64>) -> (f64, f64, u64) {
-    let (mut n, mut s, mut s2) = (0u64, 0.0, 0.0);
+    let mut sums = Sums::default();
     for x in xs {
-        n += 1;
-        s += x;
-        s2 += x * x;
+        sums.add(x);
     }
-    if n == 0 {
-        return (f64::NAN, f64::NAN, 0);
+    sums.mean_std()
+}
+
+/// Running count, sum and sum of squares, for [`mean_std`] of values that are not kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sums {
+    pub n: u64,
+    pub s: f64,
+    pub s2: f64,
+}
+
+impl Sums {
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.s += x;
+        self.s2 += x * x;
     }
-    let m = s / n as f64;
-    (m, (s2 / n as f64 - m * m).max(0.0).sqrt(), n)
+
+    /// (mean, standard deviation, count); NaN, NaN, 0 when empty.
+    pub fn mean_std(&self) -> (f64, f64, u64) {
+        let Sums { n, s, s2 } = *self;
+        if n == 0 {
+            return (f64::NAN, f64::NAN, 0);
+        }
+        let m = s / n as f64;
+        (m, (s2 / n as f64 - m * m).max(0.0).sqrt(), n)
+    }
 }
 
 #[cfg(test)]
