@@ -9,6 +9,7 @@ use crate::sim::{rng, time, Rng, Time};
 use crate::tcp::endpoint::{TcpIo, TimerKind};
 use crate::tcp::{Endpoint, Role, TcpStats};
 use crate::traffic::app::{App, Bulk, Files, Http};
+use crate::traffic::packmime::Pair;
 use crate::traffic::packmime::{
     ConnectionPlanner, FlowArrivals, HttpVersion, RequestSizes, ResponseSizes, RttModel, RttSide,
     ServerDelay, ThinkTimeScope,
@@ -45,6 +46,11 @@ pub(super) enum FlowState {
 /// with its own distribution); a flow meets at most one per end.
 type FlowDelay = (u32, Option<Time>, Option<Time>);
 
+/// `Flow::user` of a connection that carries no web user's object.
+pub(super) const NO_USER: u32 = u32::MAX;
+
+const _: () = assert!(std::mem::size_of::<Flow>() == 64, "a flow is one cache line");
+
 #[repr(align(64))]
 pub(super) struct Flow {
     pub gen: u32,
@@ -55,6 +61,8 @@ pub(super) struct Flow {
     pub serial: u64,
     /// PackMime generator that opened it.
     pub generator: Option<u32>,
+    /// The web user whose object this connection carries (`NO_USER`: none).
+    pub user: u32,
     /// At most two DelayBoxes act on a flow: the one serving its source and the one serving its
     /// destination (each host is served by one box). None when no box serves either end.
     delays: Option<Box<[Option<FlowDelay>; 2]>>,
@@ -261,7 +269,7 @@ impl Simulation<'_> {
         let delays = (n > 0).then(|| Box::new(delays));
         let serial = self.connections_opened;
         self.connections_opened += 1;
-        let flow = |gen| Flow { gen, class, route, serial, generator, delays, state };
+        let flow = |gen| Flow { gen, class, route, serial, generator, user: NO_USER, delays, state };
         match self.free_slots.pop() {
             Some(s) => {
                 let gen = self.flows[s as usize].gen + 1;
@@ -320,6 +328,10 @@ impl Simulation<'_> {
         let records = std::mem::take(&mut self.app_cx.records);
         for r in &records {
             self.record_pair(r);
+        }
+        let user = self.flows[f as usize].user;
+        if user != NO_USER && !records.is_empty() {
+            self.web_objects_done(user, &records);
         }
         self.app_cx.records = records;
         let gen = self.flows[f as usize].gen;
@@ -402,11 +414,15 @@ impl Simulation<'_> {
     fn retire_if_closed(&mut self, f: u32) {
         let flow = &mut self.flows[f as usize];
         let FlowState::Tcp { conn, .. } = &flow.state else { return };
-        if flow.generator.is_none() || !(conn.ends[0].is_closed() && conn.ends[1].is_closed()) {
+        let generated = flow.generator.is_some() || flow.user != NO_USER;
+        if !(generated && conn.ends[0].is_closed() && conn.ends[1].is_closed()) {
             return; // static flows keep their slot for the results table
         }
         if let Some(g) = flow.generator {
             self.generators[g as usize].finished += 1;
+        }
+        if flow.user != NO_USER {
+            self.web[self.users[flow.user as usize].generator as usize].finished += 1;
         }
         flow.state = FlowState::Free;
         self.free_slots.push(f);
@@ -489,6 +505,27 @@ impl Simulation<'_> {
         let state = self.tcp_state(tcp, ends, &name, App::Http(Http::new(plan, delays)));
         let f = self.add_flow(place.client, place.server, place.route, class, Some(g), state);
         debug_assert_eq!(f, slot);
+        self.open_tcp(f);
+    }
+
+    /// Web user `u` requests the next object of its page on a connection of its own (HTTP/1.0: one
+    /// request/response pair, no server delay).
+    pub(super) fn open_web_object(&mut self, u: u32) {
+        let user = &mut self.users[u as usize];
+        user.requesting();
+        let g = user.generator as usize;
+        let m = &self.model.web_users[g];
+        let place = m.placements[(user.client * m.servers + user.server) as usize];
+        let (request, response, serial) = self.web[g].next_object();
+        let name = format!("{}/{serial}", m.stream);
+        let (class, tcp) = (m.class, m.tcp);
+        let slot = self.next_slot();
+        let ends = Ends { slot, class, route: place.route, reverse_route: place.reverse_route };
+        let app = App::Http(Http::new(vec![Pair { request, response, gap: 0.0 }], vec![0.0]));
+        let state = self.tcp_state(tcp, ends, &name, app);
+        let f = self.add_flow(place.client, place.server, place.route, class, None, state);
+        debug_assert_eq!(f, slot);
+        self.flows[f as usize].user = u;
         self.open_tcp(f);
     }
 

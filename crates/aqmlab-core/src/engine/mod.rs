@@ -10,6 +10,7 @@
 mod flows;
 mod links;
 mod results;
+mod web;
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see Event)");
 
@@ -58,6 +59,8 @@ enum Event {
     UdpSend(u32),
     /// PackMime generator `g` opens a connection.
     Connect(u32),
+    /// Web user `u` takes its next step (see `web`).
+    WebUser(u32),
     Sample,
     WarmupEnd,
 }
@@ -190,6 +193,9 @@ pub struct Simulation<'s> {
     flows: Vec<Flow>,
     free_slots: Vec<u32>,
     generators: Vec<Generator>,
+    /// `[[web_users]]` generators and all their users.
+    web: Vec<web::WebGenerator>,
+    users: Vec<crate::traffic::web_users::User>,
     connections_opened: u64,
     measuring: bool,
     stop_requested: bool,
@@ -301,6 +307,8 @@ impl<'s> Simulation<'s> {
             flows: Vec::new(),
             free_slots: Vec::new(),
             generators,
+            web: Vec::new(),
+            users: Vec::new(),
             connections_opened: 0,
             measuring: false,
             stop_requested: false,
@@ -324,6 +332,7 @@ impl<'s> Simulation<'s> {
         // warm-up) is counted.
         sim.events.schedule(sim.model.warmup, Event::WarmupEnd);
         sim.create_static_flows();
+        sim.create_web_users();
         for (i, q) in sim.queues.iter().enumerate() {
             if let Some(t) = q.disc.first_timer() {
                 sim.events.schedule(t, Event::QueueTimer(i as u32));
@@ -381,6 +390,7 @@ impl<'s> Simulation<'s> {
             Event::FlowStart(f) => self.flow_start(f),
             Event::UdpSend(f) => self.udp_send(f),
             Event::Connect(g) => self.connect(g),
+            Event::WebUser(u) => self.web_user(u),
             Event::Sample => self.sample(),
             Event::WarmupEnd => self.warmup_end(),
         }

@@ -157,6 +157,7 @@ impl Simulation<'_> {
                 incomplete[f.class as usize] += conn.app.outstanding_since(m.warmup);
             }
         }
+        self.web_incomplete_pages(&mut incomplete);
         let mut responses = Vec::new();
         let mut response_bins = ResponseBins::default();
         for (c, h) in self.responses.iter().enumerate().take(m.classes.len()) {
@@ -182,6 +183,7 @@ impl Simulation<'_> {
                 response_bins.count.push(count);
             }
         }
+        let web_generators = self.web_generator_rows();
         let generators = self
             .generators
             .iter()
@@ -194,6 +196,7 @@ impl Simulation<'_> {
                 connections_open: g.started - g.finished,
                 pairs_planned: g.pairs_planned,
             })
+            .chain(web_generators)
             .collect();
         RunResult {
             summary: Summary {

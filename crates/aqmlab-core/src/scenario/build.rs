@@ -3,8 +3,8 @@
 //! is reported with the field path and its line in the file.
 
 use super::{
-    locate, units::Duration, DelayDirection, DelaySpec, FlowGroup, FlowKind, NodeSel, Pairing, RttSideSpec,
-    Scenario, ScenarioError, Spread, StartSpec,
+    locate, units::Duration, DelayDirection, DelaySpec, DistSpec, FlowGroup, FlowKind, NodeSel, Pairing,
+    RttSideSpec, Scenario, ScenarioError, Spread, StartSpec,
 };
 use crate::aqm::{LinkInfo, QueueConfig};
 use crate::net::loss::LossSpec;
@@ -12,6 +12,7 @@ use crate::net::routing::Graph;
 use crate::net::routing::ROUTE_END;
 use crate::sim::{rng, Time};
 use crate::tcp::TcpConfig;
+use crate::traffic::web_users::{self, Dist};
 use rand::Rng as _;
 use std::collections::HashMap;
 
@@ -56,6 +57,39 @@ pub struct HttpModel {
     pub rate: f64,
     pub persistent: bool,
     pub lrd: bool,
+    pub start: Time,
+    pub stop: Time,
+}
+
+/// Where a `[[web_users]]` generator's sizes come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SizeSpec {
+    Dist(Dist),
+    /// PackMime-HTTP's sampler (response sizes at this connection rate, or request sizes).
+    Packmime(f64),
+}
+
+/// A closed-loop web-user generator (docs/traffic.md#closed-loop-web-users).
+#[derive(Clone, Debug)]
+pub struct WebUsersModel {
+    pub name: String,
+    /// Names the generator's random streams (`web_users/{stream}`, `tcp/{stream}/{serial}`), as
+    /// [`HttpModel::stream`].
+    pub stream: String,
+    pub class: u16,
+    pub page_class: u16,
+    pub tcp: u16,
+    /// Client and server nodes; `placements[c * servers + s]` joins client c to server s.
+    pub clients: u32,
+    pub servers: u32,
+    pub placements: Vec<Placement>,
+    pub users: u32,
+    pub parallel: u32,
+    pub think: Dist,
+    pub objects: Dist,
+    pub pages_per_server: Dist,
+    pub response: SizeSpec,
+    pub request: SizeSpec,
     pub start: Time,
     pub stop: Time,
 }
@@ -118,6 +152,7 @@ pub struct Model {
     pub sample_links: Vec<u32>,
     pub trace_cwnd: Vec<u32>,
     pub http: Vec<HttpModel>,
+    pub web_users: Vec<WebUsersModel>,
     pub delayboxes: Vec<DelayBoxModel>,
     /// Stop once this many pairs (of this class, or any) have completed.
     pub stop_after: Option<(Option<u16>, u64)>,
@@ -523,6 +558,126 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         });
     }
 
+    let mut web_users = Vec::new();
+    for (g, spec) in s.web_users.iter().enumerate() {
+        let path = format!("web_users[{g}]");
+        let name = if spec.name.is_empty() { format!("web_users{g}") } else { spec.name.clone() };
+        if spec.users == 0 {
+            return Err(cx.err(format!("{path}.users"), "at least 1 user"));
+        }
+        let parallel = spec.parallel.unwrap_or(web_users::DEFAULT_PARALLEL);
+        if parallel == 0 {
+            return Err(cx.err(format!("{path}.parallel"), "at least 1 connection"));
+        }
+        let (clients, servers) = (spec.clients.names(), spec.servers.names());
+        if clients.is_empty() {
+            return Err(cx.err(format!("{path}.clients"), "at least one client node"));
+        }
+        if servers.is_empty() {
+            return Err(cx.err(format!("{path}.servers"), "at least one server node"));
+        }
+        let mut placements = Vec::new();
+        for c in &clients {
+            for sv in &servers {
+                let client = node_id(c, &format!("{path}.clients"))?;
+                let server = node_id(sv, &format!("{path}.servers"))?;
+                if client == server {
+                    return Err(
+                        cx.err(format!("{path}.servers"), format!("a node other than the client `{c}`"))
+                    );
+                }
+                placements.push(Placement {
+                    client,
+                    server,
+                    route: route(client, server, &format!("{path}.servers"))?,
+                    reverse_route: route(server, client, &format!("{path}.clients"))?,
+                });
+            }
+        }
+        let dist = |field: &str, spec: &Option<DistSpec>, default: Dist| match spec {
+            None => Ok(default),
+            Some(DistSpec::Surge {} | DistSpec::Packmime { .. }) => Err(cx.err(
+                format!("{path}.{field}.kind"),
+                "constant, exponential, pareto, lognormal, weibull or lognormal_pareto (`surge` and \
+                 `packmime` are size models)",
+            )),
+            Some(d) => match web_dist(d, &format!("{path}.{field}"), &cx)? {
+                SizeSpec::Dist(d) => Ok(d),
+                SizeSpec::Packmime(_) => unreachable!("checked above"),
+            },
+        };
+        let think = dist(
+            "think_time",
+            &spec.think_time,
+            Dist::Pareto { scale: web_users::SURGE_THINK_SCALE, shape: web_users::SURGE_THINK_SHAPE },
+        )?;
+        let objects = dist(
+            "objects_per_page",
+            &spec.objects_per_page,
+            Dist::Pareto { scale: web_users::SURGE_OBJECTS_SCALE, shape: web_users::SURGE_OBJECTS_SHAPE },
+        )?;
+        let pages_per_server = dist("pages_per_server", &spec.pages_per_server, Dist::Constant(1.0))?;
+        let response = match &spec.response_size {
+            None => SizeSpec::Dist(Dist::surge_sizes()),
+            Some(d) => web_dist(d, &format!("{path}.response_size"), &cx)?,
+        };
+        if let (SizeSpec::Packmime(r), Some(DistSpec::Packmime { rate: None })) =
+            (&response, &spec.response_size)
+        {
+            debug_assert!(r.is_nan());
+            return Err(cx.err(
+                format!("{path}.response_size.rate"),
+                "PackMime's connection rate (its response sizes depend on it), e.g. { kind = \"packmime\", \
+                 rate = 15 }",
+            ));
+        }
+        let request = match &spec.request_size {
+            None => SizeSpec::Packmime(1.0),
+            Some(d) => match web_dist(d, &format!("{path}.request_size"), &cx)? {
+                // With i.i.d. drivers the request-size marginal does not depend on the rate.
+                SizeSpec::Packmime(_) => SizeSpec::Packmime(1.0),
+                other => other,
+            },
+        };
+        if spec.start >= s.duration {
+            warnings.push(cx.err(
+                format!("{path}.start"),
+                format!(
+                    "the users start at or after the end of the run (duration = {} s) and request nothing",
+                    s.duration.secs()
+                ),
+            ));
+        }
+        let class = class_id(spec.class.clone().unwrap_or_else(|| name.clone()), &mut classes);
+        let page_class_name =
+            spec.page_class.clone().unwrap_or_else(|| format!("{}.page", classes[class as usize]));
+        if page_class_name == classes[class as usize] {
+            return Err(cx.err(
+                format!("{path}.page_class"),
+                format!("a class other than the pairs' class `{page_class_name}`"),
+            ));
+        }
+        web_users.push(WebUsersModel {
+            class,
+            page_class: class_id(page_class_name, &mut classes),
+            stream: stream_keys.claim(name.clone()),
+            name,
+            tcp: tcp_config(&spec.tcp, &path, &mut tcp_configs)?,
+            clients: clients.len() as u32,
+            servers: servers.len() as u32,
+            placements,
+            users: spec.users,
+            parallel,
+            think,
+            objects,
+            pages_per_server,
+            response,
+            request,
+            start: spec.start.0,
+            stop: spec.stop.map(|d| d.0).unwrap_or(s.duration.0),
+        });
+    }
+
     let mut delayboxes: Vec<DelayBoxModel> = Vec::new();
     let mut served_by: Vec<Option<usize>> = vec![None; nodes.len()];
     for (b, spec) in s.delaybox.iter().enumerate() {
@@ -648,11 +803,71 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         sample_links,
         trace_cwnd: s.measure.trace_cwnd.clone(),
         http,
+        web_users,
         delayboxes,
         stop_after,
         pair_records: s.measure.pair_records,
         warnings,
     })
+}
+
+/// A `[[web_users]]` distribution, its parameters checked (`path` is the distribution's table). A
+/// `packmime` size without a rate gives `SizeSpec::Packmime(NaN)`; the caller decides whether it needs one.
+fn web_dist(d: &DistSpec, path: &str, cx: &Ctx) -> Result<SizeSpec, ScenarioError> {
+    let positive = |field: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(cx.err(format!("{path}.{field}"), format!("a positive number, found {v}")))
+        }
+    };
+    let finite = |field: &str, v: f64| {
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(cx.err(format!("{path}.{field}"), format!("a finite number, found {v}")))
+        }
+    };
+    Ok(SizeSpec::Dist(match *d {
+        DistSpec::Constant { value } => {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(cx.err(format!("{path}.value"), format!("a number ≥ 0, found {value}")));
+            }
+            Dist::Constant(value)
+        }
+        DistSpec::Exponential { mean } => Dist::Exponential { mean: positive("mean", mean)? },
+        DistSpec::Pareto { scale, shape } => {
+            Dist::Pareto { scale: positive("scale", scale)?, shape: positive("shape", shape)? }
+        }
+        DistSpec::Lognormal { mu, sigma } => {
+            Dist::Lognormal { mu: finite("mu", mu)?, sigma: positive("sigma", sigma)? }
+        }
+        DistSpec::Weibull { scale, shape } => {
+            Dist::Weibull { scale: positive("scale", scale)?, shape: positive("shape", shape)? }
+        }
+        DistSpec::LognormalPareto { mu, sigma, cutoff, shape } => {
+            let (mu, sigma) = (finite("mu", mu)?, positive("sigma", sigma)?);
+            let (cutoff, shape) = (positive("cutoff", cutoff)?, positive("shape", shape)?);
+            if cutoff.ln() < mu {
+                return Err(cx.err(
+                    format!("{path}.cutoff"),
+                    format!(
+                        "a cutoff at or above the body's median e^mu = {:.0}, found {cutoff} (the tail then \
+                         holds at most half of the mass)",
+                        mu.exp()
+                    ),
+                ));
+            }
+            Dist::LognormalPareto { mu, sigma, cutoff, shape }
+        }
+        DistSpec::Surge {} => Dist::surge_sizes(),
+        DistSpec::Packmime { rate } => {
+            return Ok(SizeSpec::Packmime(match rate {
+                Some(r) => positive("rate", r)?,
+                None => f64::NAN,
+            }))
+        }
+    }))
 }
 
 /// Reads an empirical CDF: lines `delay_ms,cumulative_probability`, probabilities increasing to 1.

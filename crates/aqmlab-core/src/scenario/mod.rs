@@ -47,6 +47,9 @@ pub struct Scenario {
     /// PackMime-HTTP generators: web traffic between client and server clouds.
     #[serde(default)]
     pub http: Vec<HttpSpec>,
+    /// Closed-loop web users: each requests a page, waits for it, thinks, and requests the next.
+    #[serde(default)]
+    pub web_users: Vec<WebUsersSpec>,
     /// Nodes that delay each flow by its own amount (ns-2 DelayBox).
     #[serde(default)]
     pub delaybox: Vec<DelayBoxSpec>,
@@ -356,6 +359,80 @@ pub struct HttpSpec {
     pub class: Option<String>,
     /// TCP options overriding the top-level `[tcp]` table.
     pub tcp: Option<toml::Table>,
+}
+
+/// Closed-loop web users (docs/traffic.md#closed-loop-web-users): `users` users on the client nodes,
+/// each looping page → think → page over one TCP connection per object (HTTP/1.0).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebUsersSpec {
+    #[serde(default)]
+    pub name: String,
+    /// Client nodes: user i browses from entry i mod length.
+    pub clients: NodeSel,
+    /// Server nodes: each run of pages goes to one of them, chosen uniformly.
+    pub servers: NodeSel,
+    /// Number of users.
+    pub users: u32,
+    /// Connections open at once for a page's embedded objects (default 4).
+    pub parallel: Option<u32>,
+    /// Seconds between the end of a page and the next request (default SURGE's Pareto, k 1 s, α 1.5).
+    pub think_time: Option<DistSpec>,
+    /// Objects on a page, the top-level one included, rounded down (default SURGE's Pareto, k 1, α 2.43).
+    pub objects_per_page: Option<DistSpec>,
+    /// Consecutive pages from one server, rounded down (default 1: every page picks a server afresh).
+    pub pages_per_server: Option<DistSpec>,
+    /// Response bytes (default `{ kind = "surge" }`; also `{ kind = "packmime", rate = R }`).
+    pub response_size: Option<DistSpec>,
+    /// Request bytes (default `{ kind = "packmime" }`, PackMime's request-size marginal).
+    pub request_size: Option<DistSpec>,
+    /// Users start after a first think time drawn from `start`; no page starts at or after `stop`.
+    #[serde(default)]
+    pub start: Duration,
+    pub stop: Option<Duration>,
+    /// Traffic class of the request/response pairs (default: the generator's name).
+    pub class: Option<String>,
+    /// Traffic class of the page records (default: `{class}.page`).
+    pub page_class: Option<String>,
+    /// TCP options overriding the top-level `[tcp]` table.
+    pub tcp: Option<toml::Table>,
+}
+
+/// A distribution of a `[[web_users]]` quantity: seconds, bytes or a count.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DistSpec {
+    Constant {
+        value: f64,
+    },
+    Exponential {
+        mean: f64,
+    },
+    Pareto {
+        scale: f64,
+        shape: f64,
+    },
+    Lognormal {
+        mu: f64,
+        sigma: f64,
+    },
+    Weibull {
+        scale: f64,
+        shape: f64,
+    },
+    /// A lognormal body below `cutoff` and a Pareto tail above it (continuous at `cutoff`).
+    LognormalPareto {
+        mu: f64,
+        sigma: f64,
+        cutoff: f64,
+        shape: f64,
+    },
+    /// SURGE's response sizes: `lognormal_pareto` with mu 9.357, sigma 1.318, cutoff 133000, shape 1.1.
+    Surge {},
+    /// PackMime-HTTP's response sizes (at connection rate `rate`) or request sizes (i.i.d.).
+    Packmime {
+        rate: Option<f64>,
+    },
 }
 
 fn default_http_version() -> String {

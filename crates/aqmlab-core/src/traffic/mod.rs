@@ -3,3 +3,4 @@
 pub mod app;
 pub mod packmime;
 pub mod udp;
+pub mod web_users;

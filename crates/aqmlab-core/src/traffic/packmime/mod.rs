@@ -34,7 +34,7 @@
 
 pub mod lrd;
 mod model;
-mod special;
+pub(crate) mod special;
 pub mod tables;
 #[cfg(test)]
 mod tests;
