@@ -102,8 +102,9 @@ def _parser() -> argparse.ArgumentParser:
         help="find the PackMime connection rate for a target offered load",
         description="Calibrate the connection rate of the [[http]] generators for a target offered load on "
         "one link direction (docs/load-and-metrics.md#calibration): every link slower than --widen is "
-        "raised to it, the generators run at a few rates, load = k*rate is fitted through the origin, and a check run "
-        "at the resulting rate is reported. Writes the overrides to a file for `run --set-file`.",
+        "raised to it, the generators run at a few rates, load = k*rate is fitted through the origin, "
+        "and a check run at the resulting rate is reported. Writes the overrides to a file for "
+        "`run --set-file`.",
     )
     common(c)
     c.add_argument("--link", required=True, metavar="A->B", help="link direction whose load is calibrated")
