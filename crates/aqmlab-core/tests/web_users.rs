@@ -2,26 +2,12 @@
 //! their definitions, the closed-loop page rate on an uncongested network, the fall of offered load
 //! behind a throttled bottleneck (where PackMime's open loop keeps its rate), and located errors.
 
+use aqmlab_core::metrics::ks::ks_statistic as ks_stat;
 use aqmlab_core::sim::rng::from_seed;
 use aqmlab_core::traffic::web_users::{self, Dist};
 use aqmlab_core::{load, run, RunResult, ScenarioError};
 
 const N: usize = 100_000;
-
-/// Two-sided KS statistic of a sample against a distribution that may have atoms:
-/// `cdf(v) = P(X ≤ v)`, `cdf_below(v) = P(X < v)`.
-fn ks_stat(mut xs: Vec<f64>, cdf: impl Fn(f64) -> f64, cdf_below: impl Fn(f64) -> f64) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len() as f64;
-    let (mut d, mut i) = (0.0f64, 0);
-    while i < xs.len() {
-        let v = xs[i];
-        let j = i + xs[i..].iter().take_while(|&&x| x == v).count();
-        d = d.max((i as f64 / n - cdf_below(v)).abs()).max((j as f64 / n - cdf(v)).abs());
-        i = j;
-    }
-    d
-}
 
 /// Asserts the KS statistic is below the 1 % critical value 1.628/√n.
 fn assert_ks(what: &str, d: f64, n: usize) {

@@ -4,6 +4,7 @@
 //! Nothing here grows with simulated time except the optional sample and trace columns, whose size the
 //! scenario chooses (sampled links × duration / interval).
 
+pub mod ks;
 pub mod response;
 
 use crate::aqm::DropReason;

@@ -501,6 +501,30 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         }
     }
 
+    // Every client with every server of a web generator (`[[http]]`, `[[web_users]]`), routed both ways.
+    let mut placements_between =
+        |clients: &[String], servers: &[String], path: &str| -> Result<Vec<Placement>, ScenarioError> {
+            let mut placements = Vec::new();
+            for c in clients {
+                for sv in servers {
+                    let client = node_id(c, &format!("{path}.clients"))?;
+                    let server = node_id(sv, &format!("{path}.servers"))?;
+                    if client == server {
+                        return Err(
+                            cx.err(format!("{path}.servers"), format!("a node other than the client `{c}`"))
+                        );
+                    }
+                    placements.push(Placement {
+                        client,
+                        server,
+                        route: route(client, server, &format!("{path}.servers"))?,
+                        reverse_route: route(server, client, &format!("{path}.clients"))?,
+                    });
+                }
+            }
+            Ok(placements)
+        };
+
     let mut http = Vec::new();
     for (g, spec) in s.http.iter().enumerate() {
         let path = format!("http[{g}]");
@@ -513,24 +537,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
             "1.0" => false,
             v => return Err(cx.err(format!("{path}.version"), format!("\"1.0\" or \"1.1\", found {v:?}"))),
         };
-        let mut placements = Vec::new();
-        for c in spec.clients.names() {
-            for sv in spec.servers.names() {
-                let client = node_id(&c, &format!("{path}.clients"))?;
-                let server = node_id(&sv, &format!("{path}.servers"))?;
-                if client == server {
-                    return Err(
-                        cx.err(format!("{path}.servers"), format!("a node other than the client `{c}`"))
-                    );
-                }
-                placements.push(Placement {
-                    client,
-                    server,
-                    route: route(client, server, &format!("{path}.servers"))?,
-                    reverse_route: route(server, client, &format!("{path}.clients"))?,
-                });
-            }
-        }
+        let placements = placements_between(&spec.clients.names(), &spec.servers.names(), &path)?;
         if placements.is_empty() {
             return Err(cx.err(format!("{path}.clients"), "at least one client and one server node"));
         }
@@ -576,24 +583,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         if servers.is_empty() {
             return Err(cx.err(format!("{path}.servers"), "at least one server node"));
         }
-        let mut placements = Vec::new();
-        for c in &clients {
-            for sv in &servers {
-                let client = node_id(c, &format!("{path}.clients"))?;
-                let server = node_id(sv, &format!("{path}.servers"))?;
-                if client == server {
-                    return Err(
-                        cx.err(format!("{path}.servers"), format!("a node other than the client `{c}`"))
-                    );
-                }
-                placements.push(Placement {
-                    client,
-                    server,
-                    route: route(client, server, &format!("{path}.servers"))?,
-                    reverse_route: route(server, client, &format!("{path}.clients"))?,
-                });
-            }
-        }
+        let placements = placements_between(&clients, &servers, &path)?;
         let dist = |field: &str, spec: &Option<DistSpec>, default: Dist| match spec {
             None => Ok(default),
             Some(DistSpec::Surge {} | DistSpec::Packmime { .. }) => Err(cx.err(

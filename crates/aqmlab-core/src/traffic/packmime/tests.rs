@@ -7,24 +7,10 @@ use super::lrd::{LrdParams, LrdSeries};
 use super::special::{gamma, logitinv, norm_cdf};
 use super::tables::{InvCdf, FSIZE0_A, FSIZE0_B, FSIZE1_A, FSIZE1_B, LONG_RTT, SHORT_RTT};
 use super::*;
+use crate::metrics::ks::ks_statistic as ks_stat;
 use crate::sim::rng::{from_seed, Rng};
 
 const N: usize = 100_000;
-
-/// Two-sided KS statistic of a sample against a distribution that may have atoms:
-/// `cdf(v) = P(X ≤ v)`, `cdf_below(v) = P(X < v)` (the same function for a continuous law).
-fn ks_stat(mut xs: Vec<f64>, cdf: impl Fn(f64) -> f64, cdf_below: impl Fn(f64) -> f64) -> f64 {
-    xs.sort_by(f64::total_cmp);
-    let n = xs.len() as f64;
-    let (mut d, mut i) = (0.0f64, 0);
-    while i < xs.len() {
-        let v = xs[i];
-        let j = i + xs[i..].iter().take_while(|&&x| x == v).count();
-        d = d.max((i as f64 / n - cdf_below(v)).abs()).max((j as f64 / n - cdf(v)).abs());
-        i = j;
-    }
-    d
-}
 
 /// Asserts the KS statistic is below the 1% critical value 1.628/√n.
 fn assert_ks(what: &str, d: f64, n: usize) {
