@@ -149,3 +149,21 @@ def test_paired_effect_by_hand():
 def test_unknown_study_is_a_clear_error():
     with pytest.raises(reproduce.ReproduceError, match="unknown study"):
         reproduce.reproduce("nosuch2024")
+
+
+def test_weigle_findings_run_the_same_checks_on_the_ns2_twin(monkeypatch):
+    """Each finding is also checked on the twin's cells: where ns-2 misses a finding too, the verdict says
+    so; a check whose cells the twin did not run gives no reference."""
+    monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: _weigle_frame(False))
+    twin = _weigle_frame(False)
+    twin = twin[twin["row"].isin(["DT", "AQM", "AQM-AQM-AQM"])]  # ARED best there, as in aqmlab's frame
+    cells = {
+        f"{row} {queue}": {m: list(g.sort_values("seed")[m]) for m in ("goodput", "ll_loss", "http_loss")}
+        for (row, queue), g in twin.groupby(["row", "queue"])
+    }
+    monkeypatch.setattr(weigle2005, "ns2_results", lambda: {"seeds": [1, 2, 3], "cells": cells})
+    results = weigle2005.findings([])
+    assert [f.reference_reproduced for f in results] == [False, False, False, None, None]
+    assert results[1].verdict == "NOT reproduced, nor by the reference simulator"
+    assert "in 0 of 2 AQM rows" in results[1].reference, results[1].reference
+    assert results[3].verdict == "NOT reproduced" and results[3].reference == ""

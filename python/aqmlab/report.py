@@ -29,11 +29,11 @@ def _table_html(t: Table) -> str:
 
 
 def _finding_html(f: Finding) -> str:
-    mark = "reproduced" if f.reproduced else "not reproduced"
     cls = "ok" if f.reproduced else "no"
+    reference = f"<br><span class='evidence'>{html.escape(f.reference)}</span>" if f.reference else ""
     return (
-        f"<li><span class='{cls}'>{mark}</span> — {html.escape(f.claim)}"
-        f"<br><span class='evidence'>{html.escape(f.evidence)}</span></li>"
+        f"<li><span class='{cls}'>{f.verdict}</span> — {html.escape(f.claim)}"
+        f"<br><span class='evidence'>{html.escape(f.evidence)}</span>{reference}</li>"
     )
 
 
@@ -65,7 +65,7 @@ def write_report(
     md += [table_markdown(t) for t in tables]
     md += ["## Findings\n"]
     md += [
-        f"- **{'reproduced' if f.reproduced else 'NOT reproduced'}** — {f.claim}  \n  {f.evidence}"
+        f"- **{f.verdict}** — {f.claim}  \n  {f.evidence}" + (f"  \n  {f.reference}" if f.reference else "")
         for f in findings
     ]
     md += ["", "## Figures\n"] + [f"![{f.title}]({f.stem}.png)\n\n{f.caption}\n" for f in figures]
@@ -73,7 +73,16 @@ def write_report(
     (out / "tables.md").write_text("\n".join(table_markdown(t) for t in tables))
     (out / "findings.json").write_text(
         json.dumps(
-            [{"claim": f.claim, "reproduced": f.reproduced, "evidence": f.evidence} for f in findings],
+            [
+                {
+                    "claim": f.claim,
+                    "reproduced": f.reproduced,
+                    "evidence": f.evidence,
+                    "reference": f.reference,
+                    "reference_reproduced": f.reference_reproduced,
+                }
+                for f in findings
+            ],
             indent=2,
         )
     )

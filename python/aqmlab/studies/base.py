@@ -51,6 +51,20 @@ class Finding:
     claim: str
     reproduced: bool
     evidence: str
+    #: The same check on a reference simulator's runs of the same scenario (study W: its ns-2.35 twin),
+    #: where they exist: its evidence, and whether it reproduces the claim (None: not run there).
+    reference: str = ""
+    reference_reproduced: bool | None = None
+
+    @property
+    def verdict(self) -> str:
+        """'reproduced', or 'NOT reproduced', saying so when the reference simulator misses it too (a miss
+        ns-2 shares is the paper's or the reading's, not aqmlab's model)."""
+        if self.reproduced:
+            return "reproduced"
+        if self.reference_reproduced is False:
+            return "NOT reproduced, nor by the reference simulator"
+        return "NOT reproduced"
 
 
 @dataclass
