@@ -1,10 +1,13 @@
-"""Offered-load calibration of PackMime-HTTP generators (docs/load-and-metrics.md#calibration).
+"""Offered-load calibration of web traffic (docs/load-and-metrics.md#calibration): the connection rate of
+PackMime-HTTP generators (``[[http]]``, open loop) or the number of emulated users (``[[web_users]]``,
+closed loop).
 
 Offered load is the rate on the wire (headers included) that the generators produce when the network does
 not constrain them. :func:`calibrate` raises every link slower than ``widen_bps`` to that rate (with large
-drop-tail buffers; delays, TCP settings and sizes are kept), runs the generators at a few connection rates,
-measures the departures on one link direction after the warm-up, fits ``load = k·rate`` through the
-origin and returns the rate for the target load with the load a check run at that rate achieves.
+drop-tail buffers; delays, TCP settings and sizes are kept), runs the generators at a few sizes (connection
+rates, or user counts), measures the departures on one link direction after the warm-up, fits
+``load = k·size`` through the origin and returns the size for the target load with the load a check run at
+that size achieves. User counts are whole numbers: the check runs at the rounded count.
 """
 
 from __future__ import annotations
@@ -24,6 +27,28 @@ __all__ = ["Calibration", "CalibrationError", "Point", "calibrate", "read_set_fi
 #: First guess of k: bits/s on the wire server→client per new connection/s (ns-2.35, HTTP/1.1,
 #: docs/load-and-metrics.md#calibration).
 K_GUESS_BPS = 68e3
+#: First guess of k for web users: bits/s server→client per user with the SURGE defaults (130-200 kb/s
+#: over 600-s runs of 50-200 users on a widened network); only places the fit's first runs.
+K_GUESS_USER_BPS = 150e3
+
+
+@dataclass(frozen=True)
+class Knob:
+    """What is scaled: the ``rate`` of ``[[http]]`` generators or the ``users`` of ``[[web_users]]``."""
+
+    table: str
+    field: str
+    unit: str
+    #: The unit in "kb/s per ...".
+    per: str
+    k_guess_bps: float
+    integer: bool
+
+
+KNOBS = {
+    "http": Knob("http", "rate", "connections/s", "connection/s", K_GUESS_BPS, False),
+    "web_users": Knob("web_users", "users", "users", "user", K_GUESS_USER_BPS, True),
+}
 #: Links slower than this are raised to it unless told otherwise.
 DEFAULT_WIDEN_BPS = 1e9
 #: The queue of every widened link direction: nothing is dropped at the loads calibrated for.
@@ -38,23 +63,27 @@ class CalibrationError(ValueError):
 
 @dataclass
 class Point:
-    """One run: the scaled connection rate, the seed, and the load measured on the link (bit/s)."""
+    """One run: the size of the scaled generators (total connection rate, or users), the seed, and the load
+    measured on the link (bit/s)."""
 
     rate: float
     seed: int
     load_bps: float
     wall_s: float = 0.0
+    #: What ``rate`` counts.
+    knob: Knob = KNOBS["http"]
 
 
 @dataclass
 class Calibration:
-    """The outcome of :func:`calibrate`. Rates are of the scaled generator, or the sum of all of them."""
+    """The outcome of :func:`calibrate`. Sizes (``rate``) are of the scaled generator, or the sum of all of
+    them: connections/s for ``[[http]]``, users for ``[[web_users]]`` (``knob``)."""
 
     scenario_file: str
     link: str
     link_rate_bps: float
     target: float
-    #: (index in `http`, name, rate in the scenario) of the scaled generators.
+    #: (index in the knob's table, name, size in the scenario) of the scaled generators.
     generators: list[tuple[int, str, float]]
     widen_bps: float
     duration_s: float
@@ -62,10 +91,11 @@ class Calibration:
     seeds: list[int]
     overrides: list[str]
     points: list[Point]
-    #: Fitted bits/s on the link per connection/s.
+    #: Fitted bits/s on the link per connection/s (per user).
     k_bps: float
-    #: The rate that gives the target load.
+    #: The size that gives the target load (for users, rounded to whole users).
     rate: float
+    knob: Knob = KNOBS["http"]
     check: list[Point] = field(default_factory=list)
     #: Things the calibration left as they were that may matter.
     notes: list[str] = field(default_factory=list)
@@ -82,13 +112,16 @@ class Calibration:
         return sum(p.load_bps for p in self.check) / len(self.check) / self.link_rate_bps
 
     def rate_overrides(self, rate: float | None = None) -> list[str]:
-        """``http.<i>.rate=...`` overrides that set the scaled generators' total to ``rate``."""
-        return _rate_overrides(self.generators, self.rate if rate is None else rate)
+        """``http.<i>.rate=...`` (``web_users.<i>.users=...``) overrides that set the scaled generators'
+        total to ``rate``."""
+        return _rate_overrides(self.knob, self.generators, self.rate if rate is None else rate)
 
     def to_toml(self) -> str:
         """The calibration file: comments with the measurements, then the overrides (one per line)."""
+        kn = self.knob
         names = ", ".join(
-            f"{name} (http.{i}, rate {base:g} in the scenario)" for i, name, base in self.generators
+            f"{name} ({kn.table}.{i}, {kn.field} {base:g} in the scenario)"
+            for i, name, base in self.generators
         )
         lines = [
             f"# Offered-load calibration by `aqmlab calibrate` (aqmlab {__version__}, "
@@ -105,15 +138,15 @@ class Calibration:
             f"# runs: duration {self.duration_s:g} s, warm-up {self.warmup_s:g} s, seeds "
             f"{', '.join(map(str, self.seeds))}",
             f"# generators scaled together: {names}",
-            f"# fit load = k * rate through the origin: k = {self.k_bps / 1e3:.3f} kb/s per connection/s",
-            "#   rate conn/s   seed   load Mb/s   load/rate kb/s",
+            f"# fit load = k * {kn.field} through the origin: k = {self.k_bps / 1e3:.3f} kb/s per {kn.per}",
+            f"#   {kn.field:>11}   seed   load Mb/s   load/{kn.field} kb/s",
         ]
         for p in self.points:
             lines.append(
                 f"#   {p.rate:11.3f} {p.seed:6d} {_mbps(p.load_bps):11.4f} {p.load_bps / p.rate / 1e3:16.3f}"
             )
         lines.append(
-            f"# rate for the target: {self.rate:.3f} connections/s; check run: "
+            f"# {kn.field} for the target: {self.rate:.3f} {kn.unit}; check run: "
             f"{_mbps(self.achieved * self.link_rate_bps):.4f} Mb/s = load {self.achieved:.4f} "
             f"(target {self.target:g}, {100 * (self.achieved / self.target - 1):+.2f}%)"
         )
@@ -140,14 +173,16 @@ def calibrate(
     set: Iterable[str] = (),
     on_point: Callable[[str, Point], object] | None = None,
 ) -> Calibration:
-    """Calibrates the connection rate of the PackMime generators of ``scenario`` (a path) so that the
-    offered load on ``link`` (a direction, ``"R1->R0"``) is ``target_load`` × its rate.
+    """Calibrates the connection rate of the PackMime generators (or the number of users of the web-user
+    generators) of ``scenario`` (a path) so that the offered load on ``link`` (a direction, ``"R1->R0"``)
+    is ``target_load`` × its rate.
 
-    ``generator`` names the one generator whose rate is scaled (default: all together, the fit on the sum
-    of their rates); ``rates`` are the rates tried (default 0.5, 1 and 2 × a first guess from k ≈ 68 kb/s
-    per connection/s); each is run with ``seeds`` seeds from ``seed`` (default the scenario's);
-    ``duration_s`` replaces the scenario's duration. ``on_point(stage, point)`` is called after every run
-    (stage ``"fit"`` or ``"check"``).
+    ``generator`` names the one generator that is scaled, or a kind (``"http"``, ``"web_users"``) whose
+    generators are scaled together (default: all ``[[http]]`` generators, or all ``[[web_users]]`` when
+    there are none; the fit is on the sum of their sizes); ``rates`` are the sizes tried (default 0.5, 1
+    and 2 × a first guess from k ≈ 68 kb/s per connection/s, 150 kb/s per user); each is run with
+    ``seeds`` seeds from ``seed`` (default the scenario's); ``duration_s`` replaces the scenario's
+    duration. ``on_point(stage, point)`` is called after every run (stage ``"fit"`` or ``"check"``).
     """
     if not (target_load > 0 and math.isfinite(target_load)):
         raise CalibrationError(f"--target-load: a positive fraction of the link's rate, found {target_load}")
@@ -171,19 +206,7 @@ def calibrate(
         )
     link_rate = rates_by_link[link]
 
-    http = doc.get("http", [])
-    if not http:
-        raise CalibrationError(f"{label}: the scenario has no [[http]] generator to calibrate")
-    all_gens = [(i, g.get("name") or f"http{i}", float(g["rate"])) for i, g in enumerate(http)]
-    if generator is None:
-        gens = all_gens
-    else:
-        gens = [g for g in all_gens if g[1] == generator]
-        if not gens:
-            raise CalibrationError(
-                f"--generator {generator}: no such generator ({', '.join(g[1] for g in all_gens)})"
-            )
-
+    knob, gens = _scaled_generators(doc, label, generator)
     fixed = list(overrides)
     warmup_s = float(desc["warmup_s"])
     run_s = float(desc["duration_s"])
@@ -198,20 +221,22 @@ def calibrate(
     seed_list = [first_seed + j for j in range(seeds)]
 
     if rates is None:
-        guess = target_load * link_rate / K_GUESS_BPS
+        guess = target_load * link_rate / knob.k_guess_bps
         rates = [0.5 * guess, guess, 2 * guess]
     rates = [float(r) for r in rates]
     if not rates or any(not (r > 0 and math.isfinite(r)) for r in rates):
-        raise CalibrationError(f"--rates: positive connection rates, found {rates}")
+        raise CalibrationError(f"--rates: positive {knob.unit}, found {rates}")
+    rates = [_whole(knob, len(gens), r) for r in rates]
 
     def measure(stage: str, rate: float) -> list[Point]:
         points = []
         for s in seed_list:
             t0 = time.perf_counter()
-            r = api.run(scenario, seed=s, set=fixed + _rate_overrides(gens, rate))
+            r = api.run(scenario, seed=s, set=fixed + _rate_overrides(knob, gens, rate))
             row = r.links.set_index("link").loc[link]
             window = r.summary["end_s"] - r.summary["warmup_s"]
-            p = Point(rate, s, float(row["departure_bytes"]) * 8 / window, time.perf_counter() - t0)
+            load = float(row["departure_bytes"]) * 8 / window
+            p = Point(rate, s, load, time.perf_counter() - t0, knob)
             points.append(p)
             if on_point is not None:
                 on_point(stage, p)
@@ -234,7 +259,8 @@ def calibrate(
         overrides=[o for o in overrides if not o.startswith("duration=")],
         points=points,
         k_bps=k,
-        rate=target_load * link_rate / k,
+        rate=_whole(knob, len(gens), target_load * link_rate / k),
+        knob=knob,
     )
     for b, box in enumerate(doc.get("delaybox", [])):
         delay = box.get("delay", {})
@@ -247,10 +273,50 @@ def calibrate(
     return cal
 
 
-def _rate_overrides(gens: list[tuple[int, str, float]], rate: float) -> list[str]:
-    """Sets the generators' rates to ``rate`` in total, keeping their proportions."""
-    factor = rate / sum(base for _, _, base in gens)
-    return [f"http.{i}.rate={_num(base * factor)}" for i, _, base in gens]
+def _scaled_generators(
+    doc: dict, label: str, generator: str | None
+) -> tuple[Knob, list[tuple[int, str, float]]]:
+    """The knob and the (index, name, size) of the generators ``generator`` selects: one by name, all of a
+    kind, or by default all PackMime generators (all web-user generators when there are none)."""
+    found = {
+        kind: [
+            (i, g.get("name") or f"{kind}{i}", float(g[kn.field])) for i, g in enumerate(doc.get(kind, []))
+        ]
+        for kind, kn in KNOBS.items()
+    }
+    if generator is None:
+        kind = "http" if found["http"] else "web_users"
+        if not found[kind]:
+            raise CalibrationError(
+                f"{label}: the scenario has no [[http]] or [[web_users]] generator to calibrate"
+            )
+        return KNOBS[kind], found[kind]
+    for kind, gens in found.items():
+        named = [g for g in gens if g[1] == generator]
+        if named:
+            return KNOBS[kind], named
+    if found.get(generator):
+        return KNOBS[generator], found[generator]
+    names = ", ".join(g[1] for gens in found.values() for g in gens)
+    raise CalibrationError(f"--generator {generator}: no such generator or kind of generator ({names})")
+
+
+def _whole(knob: Knob, generators: int, size: float) -> float:
+    """``size`` as the knob takes it: users are whole, at least one per generator."""
+    return float(max(generators, round(size))) if knob.integer else size
+
+
+def _rate_overrides(knob: Knob, gens: list[tuple[int, str, float]], rate: float) -> list[str]:
+    """Sets the generators' sizes to ``rate`` in total, keeping their proportions (whole users: the largest
+    remainders get the users left over, so the total is exact)."""
+    total = sum(base for _, _, base in gens)
+    if not knob.integer:
+        return [f"{knob.table}.{i}.{knob.field}={_num(base * rate / total)}" for i, _, base in gens]
+    shares = [base * rate / total for _, _, base in gens]
+    counts = [max(1, math.floor(x)) for x in shares]
+    for j in sorted(range(len(gens)), key=lambda j: counts[j] - shares[j])[: max(0, int(rate) - sum(counts))]:
+        counts[j] += 1
+    return [f"{knob.table}.{i}.{knob.field}={n}" for (i, _, _), n in zip(gens, counts, strict=True)]
 
 
 def _widen(doc: dict, rates_by_link: dict[str, float], widen_bps: float) -> list[str]:

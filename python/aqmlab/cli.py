@@ -99,11 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     max_memory(v)
     c = sub.add_parser(
         "calibrate",
-        help="find the PackMime connection rate for a target offered load",
-        description="Calibrate the connection rate of the [[http]] generators for a target offered load on "
-        "one link direction (docs/load-and-metrics.md#calibration): every link slower than --widen is "
-        "raised to it, the generators run at a few rates, load = k*rate is fitted through the origin, "
-        "and a check run at the resulting rate is reported. Writes the overrides to a file for "
+        help="find the PackMime connection rate (or web-user count) for a target offered load",
+        description="Calibrate the connection rate of the [[http]] generators, or the number of users of "
+        "the [[web_users]] generators, for a target offered load on one link direction "
+        "(docs/load-and-metrics.md#calibration): every link slower than --widen is raised to it, the "
+        "generators run at a few sizes, load = k*size is fitted through the origin, and a check run at "
+        "the resulting size (whole users) is reported. Writes the overrides to a file for "
         "`run --set-file`.",
     )
     common(c)
@@ -115,14 +116,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="F",
         help="target load, a fraction of the link's rate",
     )
-    c.add_argument("--generator", metavar="NAME", help="the generator whose rate is scaled (default: all)")
+    c.add_argument(
+        "--generator",
+        metavar="NAME",
+        help="the generator scaled, or a kind (http, web_users) scaled together "
+        "(default: every [[http]] generator, else every [[web_users]] one)",
+    )
     c.add_argument(
         "--widen", default="1Gbps", metavar="RATE", help="rate of the widened links (default 1Gbps)"
     )
     c.add_argument(
         "--rates",
         metavar="r1,r2,...",
-        help="connection rates to try (default 0.5, 1 and 2 x a guess from k = 68 kb/s per conn/s)",
+        help="connection rates (user counts) to try (default 0.5, 1 and 2 x a guess from k = 68 kb/s "
+        "per conn/s, 150 kb/s per user)",
     )
     c.add_argument(
         "--duration", type=float, metavar="S", help="simulated seconds per run (default the scenario's)"
@@ -368,8 +375,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     def on_point(stage: str, p: calib.Point) -> None:
         label = "check" if stage == "check" else "run"
         out.print(
-            f"  {label:5}  rate {p.rate:9.3f} conn/s  seed {p.seed}:  {p.load_bps / 1e6:9.4f} Mb/s"
-            f" on the link  ({p.load_bps / p.rate / 1e3:.2f} kb/s per conn/s, {p.wall_s:.1f} s wall)"
+            f"  {label:5}  {p.rate:9.3f} {p.knob.unit}  seed {p.seed}:  {p.load_bps / 1e6:9.4f} Mb/s"
+            f" on the link  ({p.load_bps / p.rate / 1e3:.2f} kb/s per {p.knob.per},"
+            f" {p.wall_s:.1f} s wall)"
         )
 
     cal = calib.calibrate(
@@ -391,14 +399,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     dest.write_text(cal.to_toml(), encoding="utf-8")
     names = ", ".join(name for _, name, _ in cal.generators)
     facts = Table.grid(padding=(0, 2))
-    facts.add_row(
-        "generators", Text(f"{names} (rates scaled together)" if len(cal.generators) > 1 else names)
-    )
+    facts.add_row("generators", Text(f"{names} (scaled together)" if len(cal.generators) > 1 else names))
     facts.add_row("link", f"{cal.link} at {_rate(cal.link_rate_bps)}, target {_rate(cal.target_bps)}")
     facts.add_row(
-        "k", f"{cal.k_bps / 1e3:.3f} kb/s on the link per new connection/s (fit through the origin)"
+        "k",
+        f"{cal.k_bps / 1e3:.3f} kb/s on the link per {cal.knob.per} (fit through the origin)",
     )
-    facts.add_row("rate", f"{cal.rate:.3f} new connections/s for load {cal.target:g}")
+    facts.add_row(cal.knob.field, f"{cal.rate:.3f} {cal.knob.unit} for load {cal.target:g}")
     facts.add_row(
         "check",
         f"{cal.achieved * cal.link_rate_bps / 1e6:.4f} Mb/s = load {cal.achieved:.4f}"
