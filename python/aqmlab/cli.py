@@ -8,6 +8,8 @@
     aqmlab sweep SCENARIO.toml --grid key=v1,v2 ... --seeds K [--jobs N] [--dask ADDRESS] (see sweep_cli.py)
     aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--seeds K] [--jobs N] [--dask ADDRESS]
         (see reproduce_cli.py)
+    aqmlab plot RUN|SWEEP [--out DIR] [--format png,svg]; aqmlab report RUN|SWEEP [--out DIR]
+        (see folder_cli.py)
 
 Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
 prints "interrupted" and exits with 130. Warnings (a scenario setting that is legal but probably not
@@ -33,7 +35,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
-from aqmlab import __version__, api, reproduce_cli, sweep_cli
+from aqmlab import __version__, api, folder_cli, reproduce_cli, sweep_cli
 from aqmlab import calibrate as calib
 from aqmlab.fsutil import out_path
 
@@ -143,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sweep_cli.add_parser(sub)
     reproduce_cli.add_parser(sub)
+    folder_cli.add_parsers(sub)
     return p
 
 
@@ -170,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             return sweep_cli.cmd_sweep(args)
         if args.command == "reproduce":
             return reproduce_cli.cmd_reproduce(args)
+        if args.command == "plot":
+            return folder_cli.cmd_plot(args)
+        if args.command == "report":
+            return folder_cli.cmd_report(args)
         return cmd_validate(args)
     except KeyboardInterrupt:
         _error_line("interrupted", prefix=False)

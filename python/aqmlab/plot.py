@@ -1,0 +1,296 @@
+"""Figures of any run or sweep folder (`aqmlab plot`), drawn with matplotlib from the folder's Parquet tables,
+each written as PNG and SVG.
+
+A run folder gives: queue length and queueing delay over time of the sampled links, the traced congestion
+windows, goodput per flow, and the response-time CDF and CCDF per class. A sweep folder gives: box plots of
+the busiest link's utilization, mean queue and loss and of each class's goodput per swept value, and
+Flent's delay-versus-throughput scatter with one ellipse per configuration (mean and one standard
+deviation over seeds). Figures a folder has no data for (no sampled link, no traced flow, no web traffic)
+are left out.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.patches import Ellipse  # noqa: E402
+
+__all__ = ["Plot", "is_sweep", "plot_folder"]
+
+FORMATS = ("png", "svg")
+#: Sampled links drawn at most (the busiest first); a figure with more panels is unreadable.
+MAX_PANELS = 6
+
+
+@dataclass
+class Plot:
+    """One figure written: its file stem (without extension) and what it shows."""
+
+    stem: Path
+    title: str
+
+
+def is_sweep(folder: Path) -> bool:
+    return (folder / "sweep.json").exists()
+
+
+def plot_folder(
+    folder: str | Path, out: str | Path | None = None, formats: Iterable[str] = FORMATS
+) -> list[Plot]:
+    """Draws every figure `folder` (a run or a sweep folder) has data for into `out` (default
+    `folder/figures`) and returns them."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder")
+    out = Path(out) if out is not None else folder / "figures"
+    formats = tuple(formats)
+    if bad := [f for f in formats if f not in FORMATS]:
+        raise ValueError(f"--format: {', '.join(bad)} is not one of {', '.join(FORMATS)}")
+    out.mkdir(parents=True, exist_ok=True)
+    if is_sweep(folder):
+        return _sweep_figures(folder, out, formats)
+    if not (folder / "summary.json").exists():
+        raise FileNotFoundError(
+            f"{folder}: neither a run folder (summary.json) nor a sweep folder (sweep.json)"
+        )
+    return _run_figures(folder, out, formats)
+
+
+def _save(fig, stem: Path, formats: tuple[str, ...]) -> None:
+    for fmt in formats:
+        fig.savefig(stem.with_suffix(f".{fmt}"), dpi=110, bbox_inches="tight")
+    plt.close(fig)
+
+
+def _table(folder: Path, name: str) -> pd.DataFrame:
+    path = folder / f"{name}.parquet"
+    return pd.read_parquet(path) if path.exists() else pd.DataFrame()
+
+
+# ------------------------------------------------------------------------------------------------- a run
+
+
+def _run_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot]:
+    links = _table(folder, "links")
+    drawn = []
+    for draw in (_queues, _cwnd, _goodput, _responses):
+        drawn += draw(folder, links, out, formats)
+    return drawn
+
+
+def _queues(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+    """Queue length (packets) and queueing delay (backlog ÷ link rate: what an arrival then waits) over
+    time, one panel per sampled link, busiest first."""
+    q = _table(folder, "queue_samples")
+    if q.empty:
+        return []
+    busy = links.set_index("link")["utilization"] if not links.empty else pd.Series(dtype=float)
+    names = sorted(q["link"].unique(), key=lambda n: -busy.get(n, 0.0))[:MAX_PANELS]
+    rate = links.set_index("link")["rate_bps"] if not links.empty else pd.Series(dtype=float)
+    plots = []
+    for what, column, unit in (("queue", "q_pkts", "packets"), ("queue_delay", "q_bytes", "ms")):
+        fig, axes = plt.subplots(
+            len(names), 1, figsize=(7.5, 1.9 * len(names) + 0.6), sharex=True, squeeze=False
+        )
+        for ax, name in zip(axes[:, 0], names, strict=True):
+            s = q[q["link"] == name]
+            y = s[column].to_numpy(dtype=float)
+            if column == "q_bytes":
+                y = 8e3 * y / float(rate.get(name, math.nan))
+            ax.plot(s["t"], y, lw=0.7)
+            ax.set_ylabel(unit)
+            ax.set_title(name, fontsize=9, loc="left")
+            ax.grid(alpha=0.3)
+        axes[-1, 0].set_xlabel("time (s)")
+        title = "Queue length" if what == "queue" else "Queueing delay (backlog / link rate)"
+        fig.suptitle(title)
+        _save(fig, out / what, formats)
+        plots.append(Plot(out / what, title))
+    return plots
+
+
+def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+    trace = _table(folder, "cwnd_trace")
+    if trace.empty:
+        return []
+    flows = sorted(trace["flow"].unique())[:MAX_PANELS]
+    fig, axes = plt.subplots(len(flows), 1, figsize=(7.5, 1.9 * len(flows) + 0.6), sharex=True, squeeze=False)
+    for ax, flow in zip(axes[:, 0], flows, strict=True):
+        s = trace[trace["flow"] == flow]
+        ax.step(s["t"], s["cwnd"], where="post", lw=0.8, label="cwnd")
+        ax.step(
+            s["t"],
+            s["ssthresh"].clip(upper=s["cwnd"].max() * 1.5),
+            where="post",
+            lw=0.8,
+            ls="--",
+            label="ssthresh",
+        )
+        ax.set_ylabel("segments")
+        ax.set_title(f"flow {flow}", fontsize=9, loc="left")
+        ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=8, loc="upper right")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.suptitle("Congestion window")
+    _save(fig, out / "cwnd", formats)
+    return [Plot(out / "cwnd", "Congestion window of the traced flows")]
+
+
+def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+    flows = _table(folder, "flows")
+    if flows.empty:
+        return []
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    for group, g in flows.groupby("group", sort=False):
+        ax.bar(g["flow"], g["goodput_bps"] / 1e6, label=group, width=0.8)
+    ax.set_xlabel("flow")
+    ax.set_ylabel("goodput (Mb/s)")
+    ax.grid(alpha=0.3, axis="y")
+    if flows["group"].nunique() <= 12:
+        ax.legend(fontsize=8)
+    ax.set_title("Goodput per flow (after the warm-up)")
+    _save(fig, out / "goodput", formats)
+    return [Plot(out / "goodput", "Goodput per flow")]
+
+
+def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+    """Response-time CDF (0 to the 99th percentile) and CCDF (log-log) per class, from the histogram."""
+    bins = _table(folder, "response_bins")
+    if bins.empty:
+        return []
+    fig_cdf, ax_cdf = plt.subplots(figsize=(6.4, 4.2))
+    fig_ccdf, ax_ccdf = plt.subplots(figsize=(6.4, 4.2))
+    xmax = 0.0
+    for cls, b in bins.groupby("class"):
+        b = b.sort_values("lo_s")
+        counts = b["count"].to_numpy(dtype=float)
+        cdf = np.cumsum(counts) / counts.sum()
+        x = b["hi_s"].to_numpy()
+        ax_cdf.step(np.r_[0.0, x], np.r_[0.0, cdf], where="post", label=cls)
+        ax_ccdf.loglog(x[cdf < 1], 1 - cdf[cdf < 1], label=cls)
+        xmax = max(xmax, float(x[np.searchsorted(cdf, 0.99)]))
+    ax_cdf.set_xlim(0, xmax or None)
+    ax_cdf.set_ylim(0, 1)
+    for ax, ylabel in ((ax_cdf, "P(response time ≤ x)"), (ax_ccdf, "P(response time > x)")):
+        ax.set_xlabel("response time (s)")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+    ax_cdf.set_title("Response-time CDF")
+    ax_ccdf.set_title("Response-time CCDF")
+    _save(fig_cdf, out / "response_cdf", formats)
+    _save(fig_ccdf, out / "response_ccdf", formats)
+    return [
+        Plot(out / "response_cdf", "Response-time CDF"),
+        Plot(out / "response_ccdf", "Response-time CCDF"),
+    ]
+
+
+# ----------------------------------------------------------------------------------------------- a sweep
+
+
+def _sweep_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot]:
+    agg = _table(folder, "aggregate")
+    if agg.empty:
+        return []
+    plan = json.loads((folder / "sweep.json").read_text())
+    params = [p for p in [*plan.get("grid", {}), *plan.get("zip", {})] if p in agg.columns]
+    agg = agg.assign(config=_config_labels(agg, params))
+    plots = _boxes(agg, " × ".join(params), out, formats)
+    plots += _delay_throughput(folder, agg, out, formats)
+    return plots
+
+
+def _config_labels(agg: pd.DataFrame, params: list[str]) -> pd.Series:
+    """One label per configuration: the swept values, `key=value` joined (the run's hash without any)."""
+    if not params:
+        return pd.Series(["all"] * len(agg), index=agg.index)
+    if len(params) == 1:  # the parameter is named in the figure's title
+        return agg[params[0]].astype(str)
+    return agg[params].astype(str).apply(lambda r: ", ".join(f"{k}={v}" for k, v in r.items()), axis=1)
+
+
+def _busiest_link(agg: pd.DataFrame) -> str | None:
+    util = agg[(agg["scope"] == "link") & (agg["metric"] == "utilization")]
+    return None if util.empty else str(util.groupby("entity")["value"].mean().idxmax())
+
+
+def _boxes(agg: pd.DataFrame, swept: str, out: Path, formats) -> list[Plot]:
+    """Box plots over seeds per configuration: the busiest link's utilization, mean queue and loss rate,
+    and each class's goodput."""
+    link = _busiest_link(agg)
+    panels = [("link", link, m) for m in ("utilization", "q_mean_pkts", "loss_rate")] if link else []
+    classes = agg.loc[(agg["scope"] == "class") & (agg["metric"] == "goodput_bps"), "entity"].unique()
+    panels += [("class", c, "goodput_bps") for c in sorted(classes)[:MAX_PANELS]]
+    if not panels:
+        return []
+    configs = list(dict.fromkeys(agg["config"]))
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(max(6.4, 0.9 * len(configs) + 2), 2.2 * len(panels) + 0.8), squeeze=False
+    )
+    for ax, (scope, entity, metric) in zip(axes[:, 0], panels, strict=True):
+        sel = agg[(agg["scope"] == scope) & (agg["entity"] == entity) & (agg["metric"] == metric)]
+        scale, unit = (1e-6, " (Mb/s)") if metric.endswith("_bps") else (1.0, "")
+        data = [scale * sel.loc[sel["config"] == c, "value"].to_numpy() for c in configs]
+        ax.boxplot(data, tick_labels=configs, showmeans=True)
+        ax.set_title(f"{entity}: {metric.removesuffix('_bps')}{unit}", fontsize=9, loc="left")
+        ax.grid(alpha=0.3, axis="y")
+        ax.tick_params(axis="x", labelrotation=20, labelsize=8)
+    fig.suptitle(f"Over seeds, per value of {swept}" if swept else "Over seeds")
+    fig.tight_layout()
+    _save(fig, out / "boxes", formats)
+    return [Plot(out / "boxes", "Box plots over seeds per configuration")]
+
+
+def _delay_throughput(folder: Path, agg: pd.DataFrame, out: Path, formats) -> list[Plot]:
+    """Flent's view: mean queueing delay on the busiest link (time-average backlog ÷ rate, from each run's
+    links table) against the total goodput, one point per run, one ellipse (one standard deviation over
+    seeds) per configuration."""
+    link = _busiest_link(agg)
+    if link is None:
+        return []
+    points = []
+    for (run, config), _ in agg.groupby(["run", "config"]):
+        links = _table(folder / "runs" / str(run), "links")
+        flows = _table(folder / "runs" / str(run), "flows")
+        if links.empty or flows.empty:
+            continue
+        row = links.set_index("link").loc[link]
+        delay_ms = 8e3 * float(row["q_mean_bytes"]) / float(row["rate_bps"])
+        points.append((config, delay_ms, flows["goodput_bps"].sum() / 1e6))
+    if not points:
+        return []
+    df = pd.DataFrame(points, columns=["config", "delay_ms", "goodput_mbps"])
+    fig, ax = plt.subplots(figsize=(6.8, 4.6))
+    for i, (config, g) in enumerate(df.groupby("config", sort=False)):
+        color = f"C{i % 10}"
+        ax.scatter(g["delay_ms"], g["goodput_mbps"], s=14, color=color, label=config)
+        if len(g) >= 3:
+            ax.add_patch(_ellipse(g["delay_ms"].to_numpy(), g["goodput_mbps"].to_numpy(), color))
+    ax.invert_xaxis()  # Flent's convention: better (lower delay) to the right
+    ax.set_xlabel(f"mean queueing delay on {link} (ms)")
+    ax.set_ylabel("total goodput (Mb/s)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title("Delay vs throughput (ellipse: one standard deviation over seeds)")
+    _save(fig, out / "delay_throughput", formats)
+    return [Plot(out / "delay_throughput", "Delay vs throughput per configuration")]
+
+
+def _ellipse(x: np.ndarray, y: np.ndarray, color: str) -> Ellipse:
+    """The one-standard-deviation ellipse of the points: axes along the covariance's eigenvectors."""
+    cov = np.cov(x, y)
+    values, vectors = np.linalg.eigh(cov)
+    angle = math.degrees(math.atan2(vectors[1, 1], vectors[0, 1]))
+    w, h = 2 * np.sqrt(np.maximum(values[::-1], 0))
+    return Ellipse((x.mean(), y.mean()), w, h, angle=angle, fill=False, color=color, lw=1)
