@@ -4,17 +4,21 @@ VENV := .venv
 PY := $(VENV)/bin/python
 export CARGO_TERM_PROGRESS_WHEN = never
 
-.PHONY: demo test build lint rust-test py-test fuzz bench bench-compare validate clean
+.PHONY: demo test build lint rust-test py-test wheel-test fuzz bench bench-compare validate clean
 
-$(VENV)/.installed: requirements.txt
+# Everything comes from pyproject.toml: here the tools (its `dev` dependency group: maturin, pytest, ruff,
+# import-linter; with a pip new enough for `--group`), in `build` the package, its dependencies and the
+# dask extra.
+$(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements.txt
+	$(VENV)/bin/pip install --quiet --group dev
 	touch $@
 
-# Builds the Rust engine into the virtual environment (aqmlab._core) and the benchmark binary.
+# Builds the Rust engine into the virtual environment (aqmlab._core, the package installed editable with
+# its dependencies) and the benchmark binary.
 build: $(VENV)/.installed
-	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet
+	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet --extras dask
 	cargo build --release --quiet -p aqmlab-core --bin aqmlab-bench
 
 demo: build
@@ -25,6 +29,7 @@ lint: $(VENV)/.installed
 	cargo clippy --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check python tests validation
 	$(VENV)/bin/ruff format --check python tests validation
+	PYTHONPATH=python $(VENV)/bin/lint-imports --no-cache --no-logo --config pyproject.toml
 
 rust-test:
 	cargo test --quiet -p aqmlab-core
@@ -32,7 +37,17 @@ rust-test:
 py-test: build
 	$(VENV)/bin/pytest -q
 
-test: lint rust-test py-test
+# The package as a user installs it: the wheel (built from what `make build` compiled: same profile, target
+# folder and interpreter, so nothing is compiled again) in a fresh virtual environment outside the
+# checkout, reproducing study C from the data it ships. About 3 minutes, most of it pip and the study.
+wheel-test: build
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(VENV)/bin/maturin build --release --quiet --interpreter $(PY) --out "$$tmp/dist" && \
+	python3 -m venv "$$tmp/venv" && \
+	"$$tmp/venv/bin/pip" install --quiet "$$tmp"/dist/aqmlab-*.whl && \
+	cd "$$tmp" && venv/bin/aqmlab reproduce chrost2009 --quick --out report && test -s report/report.html
+
+test: lint rust-test py-test wheel-test
 
 # The property test of the scenario parser and model builder (mutated scenarios never panic and every
 # rejection is a located error) with many more cases than the 256 of `make test`; FUZZ_CASES to change.
@@ -44,12 +59,16 @@ fuzz:
 # Extra options for validation/bench.py, e.g. `make bench-compare BENCH_ARGS="--repeat 3"`.
 BENCH_ARGS ?=
 
+# validation/startup.py: the start-up of the aqmlab command beside the engine's time
+# (validation/results/startup.md).
 bench: build
 	$(PY) validation/bench.py $(BENCH_ARGS)
+	$(PY) validation/startup.py
 
 bench-compare: build
 	bash validation/ns2/install-ns2.sh
 	$(PY) validation/bench.py --compare $(BENCH_ARGS)
+	$(PY) validation/startup.py --compare
 
 # Cross-validation against ns-2.35 (validation/compare_ns2.py: AQMs on the bench dumbbell;
 # validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the

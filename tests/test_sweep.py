@@ -274,12 +274,12 @@ def test_failed_runs_are_reported_and_do_not_stop_the_others(tmp_path):
 
 
 def test_a_crashed_worker_fails_only_its_run(tmp_path, monkeypatch):
-    from aqmlab import sweep_local
+    from aqmlab.runner import local
 
     results = []
     tasks = [{"hash": "a", "kind": "ok"}, {"hash": "b", "kind": "crash"}, {"hash": "c", "kind": "ok"}]
-    monkeypatch.setattr(sweep_local, "_worker_main", _fake_worker_main)
-    sweep_local.execute(tasks, lambda t, p, e: results.append((t["hash"], p, e)), jobs=2)
+    monkeypatch.setattr(local, "_worker_main", _fake_worker_main)
+    local.execute(tasks, lambda t, p, e: results.append((t["hash"], p, e)), jobs=2)
     by_hash = {h: (p, e) for h, p, e in results}
     assert by_hash["a"] == ({"hash": "a"}, None) and by_hash["c"] == ({"hash": "c"}, None)
     assert by_hash["b"][0] is None and "killed by SIGKILL" in by_hash["b"][1]

@@ -130,14 +130,24 @@ def _time_v_cpu(stderr: str) -> float | None:
     return float(u.group(1)) + float(s.group(1)) if u and s else None
 
 
-def run_aqmlab(binary: Path, sc: Scenario) -> dict:
-    """One aqmlab-bench process; its JSON plus whole-process wall_s and peak_rss_mb."""
-    cmd = [str(binary), str(SCENARIO), *sc.aqmlab_args()]
+def timed(cmd: list[str]) -> tuple[subprocess.CompletedProcess, dict]:
+    """Runs ``cmd`` as one process timed from outside: the finished process and its cost, ``wall_s``
+    (whole process), ``cpu_s`` (user + system) and ``peak_rss_mb`` (both from ``/usr/bin/time -v`` when it
+    exists, else NaN and None)."""
     use_time = os.access(TIME_BIN, os.X_OK)
     full = [TIME_BIN, "-v", *cmd] if use_time else cmd
     t0 = time.perf_counter()
     proc = subprocess.run(full, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
+    cpu = _time_v_cpu(proc.stderr) if use_time else None
+    rss = _time_v_rss(proc.stderr) if use_time else None
+    return proc, {"wall_s": wall, "cpu_s": cpu if cpu is not None else float("nan"), "peak_rss_mb": rss}
+
+
+def run_aqmlab(binary: Path, sc: Scenario) -> dict:
+    """One aqmlab-bench process; its JSON plus whole-process wall_s and peak_rss_mb."""
+    cmd = [str(binary), str(SCENARIO), *sc.aqmlab_args()]
+    proc, cost = timed(cmd)
     if proc.returncode != 0:
         err = proc.stderr.split("\tCommand being timed:")[0].strip()
         raise RuntimeError(f"aqmlab-bench exited with {proc.returncode}: {err}")
@@ -145,13 +155,11 @@ def run_aqmlab(binary: Path, sc: Scenario) -> dict:
     res["engine_wall_s"] = res.pop("wall_s")  # the run loop alone, as the binary measured it
     res["engine_forwards_per_s"] = res.pop("forwards_per_s")
     res["engine_peak_rss_mb"] = res["peak_rss_mb"]
-    rss = _time_v_rss(proc.stderr) if use_time else None
-    if rss is not None:
-        res["peak_rss_mb"] = round(rss, 1)
-    cpu = _time_v_cpu(proc.stderr) if use_time else None
-    res["cpu_s"] = cpu if cpu is not None else float("nan")
-    res["wall_s"] = round(wall, 3)
-    res["forwards_per_s"] = res["link_forwards"] / wall
+    if cost["peak_rss_mb"] is not None:
+        res["peak_rss_mb"] = round(cost["peak_rss_mb"], 1)
+    res["cpu_s"] = cost["cpu_s"]
+    res["wall_s"] = round(cost["wall_s"], 3)
+    res["forwards_per_s"] = res["link_forwards"] / cost["wall_s"]
     res["command"] = " ".join(cmd)
     return res
 

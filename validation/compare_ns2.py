@@ -36,12 +36,13 @@ or within twice ns-2's seed-to-seed standard deviation, whichever is larger.
 Part 2 -- study C (Chrost & Chydzinski; ``docs/studies.md#study-c``): the 100 Mb/s, 65 ms dumbbell
 with 10 / 100 / 1000 TCP connections (536-byte FTP, 1500-byte FTP, HTTP-like Pareto files over persistent
 connections, reverse UDP CBR), buffer 90, metrics over [30 s, 100 s], queue sampled every 0.1 s. ns-2 side
-``validation/ns2/study_c.tcl``; aqmlab side ``scenarios/chrost2009/c{10,100,1000}.toml``, which mirror the
-tcl choice for choice (counts, paths, start times, windows, access and reverse buffers). The A->B queue
-is the AQM with ns-2 DEFAULT parameters and limit = buffer on both sides (``C_QUEUES``); the reverse
-bottleneck B->A is drop-tail with the same limit. 3 seeds per configuration in each simulator by default
-(about 8 minutes in all; every configuration, N = 1000 included, runs all seeds). Metrics: ``q_mean``
-and ``q_std`` (0.1-s samples of waiting packets; aqmlab takes 701 samples, t = 30.0 .. 100.0 s inclusive,
+``validation/ns2/study_c.tcl``; aqmlab side
+``python/aqmlab/studies/scenarios/chrost2009/c{10,100,1000}.toml``, which mirror the tcl choice for choice
+(counts, paths, start times, windows, access and reverse buffers). The A->B queue is the AQM with ns-2
+DEFAULT parameters and limit = buffer on both sides (``C_QUEUES``); the reverse bottleneck B->A is
+drop-tail with the same limit. 3 seeds per configuration in each simulator by default (about 8 minutes
+in all; every configuration, N = 1000 included, runs all seeds). Metrics: ``q_mean`` and ``q_std`` (0.1-s
+samples of waiting packets; aqmlab takes 701 samples, t = 30.0 .. 100.0 s inclusive,
 ns-2 700, t < 100 s), ``throughput`` (% of 100 Mb/s: bytes leaving A->B, headers included), ``cov``
 (100 * std / mean per run, then averaged; reported, not judged: it follows from the other two),
 ``drop_rate`` (A->B drops / arrivals, %). The paper's value (docs/studies.md#c-tables; the paper reports
@@ -72,7 +73,7 @@ sys.path.insert(0, str(ROOT / "validation" / "ns2"))
 import run_ns2  # noqa: E402  (the colleague's runner, validation/ns2/run_ns2.py)
 
 SCENARIO = ROOT / "scenarios" / "bench-dumbbell.toml"
-C_SCENARIO = ROOT / "scenarios" / "chrost2009" / "c{n}.toml"
+C_SCENARIO = ROOT / "python" / "aqmlab" / "studies" / "scenarios" / "chrost2009" / "c{n}.toml"
 RESULTS = ROOT / "validation" / "results"
 
 # The reverse bottleneck B->A is DropTail with limit 1000 in ns-2 (simplex-link ... DropTail).

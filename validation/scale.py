@@ -1,4 +1,5 @@
-"""Study L at scale: run scenarios/le2003/peering.toml with aqmlab-bench and report its cost.
+"""Study L at scale: run python/aqmlab/studies/scenarios/le2003/peering.toml with aqmlab-bench and report
+its cost.
 
     python3 validation/scale.py                 # 10 simulated minutes (600 s, warm-up 60 s)
     python3 validation/scale.py --full          # the full hour (3600 s)
@@ -38,7 +39,7 @@ from pathlib import Path
 from aqmlab_bench import find_bench
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIO = ROOT / "scenarios" / "le2003" / "peering.toml"
+SCENARIO = ROOT / "python" / "aqmlab" / "studies" / "scenarios" / "le2003" / "peering.toml"
 RESULTS = ROOT / "validation" / "results"
 PEERING = ("RA->RB", "RB->RA")
 PEERING_INDEX = 4  # links.4 is RA<->RB in peering.toml

@@ -1,11 +1,14 @@
-"""Python API: run a scenario (a TOML file or a dict) and get its result tables."""
+"""Python API: run a scenario (a TOML file or a dict) and get its result tables (pandas and pyarrow).
+
+Also gives the scenario functions of :mod:`aqmlab.scenario` (``validate``, ``load_scenario``, ``parse_size``,
+``ScenarioError``), so that ``aqmlab.api`` is the whole API of one run."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -20,10 +23,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-import tomli_w
 
 from aqmlab import _core
 from aqmlab.fsutil import fsync_path, write_file
+from aqmlab.scenario import (
+    ScenarioError,
+    check_seed,
+    disk_free,
+    load_scenario,
+    memory_limit,
+    parse_size,
+    validate,
+)
 
 __all__ = ["RunResult", "ScenarioError", "load_scenario", "parse_size", "run", "validate"]
 
@@ -96,116 +107,6 @@ CWND_TRACE_SCHEMA = pa.schema(
     ]
 )
 
-DICT_LABEL = "<dict>"
-
-
-class ScenarioError(ValueError):
-    """A scenario (or an override) the engine rejects. The message names the file, the line, the field
-    path and what was expected, e.g. ``x.toml:12: links[0].rate: a positive rate, found -5 bit/s``."""
-
-
-def load_scenario(scenario: str | os.PathLike | Mapping[str, Any]) -> tuple[str, str]:
-    """Returns ``(toml_text, file_label)`` for a path to a TOML file or a dict (label ``<dict>``).
-
-    A missing or unreadable file raises ``OSError`` (with the file name); a dict that cannot be written as
-    TOML raises ``ScenarioError``.
-    """
-    if isinstance(scenario, Mapping):
-        try:
-            return tomli_w.dumps(dict(scenario)), DICT_LABEL
-        except (TypeError, ValueError) as e:
-            raise ScenarioError(f"{DICT_LABEL}: not representable as TOML: {e}") from None
-    if isinstance(scenario, str | os.PathLike):
-        path = os.fspath(scenario)
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            return data.decode("utf-8"), path
-        except UnicodeDecodeError as e:
-            raise ScenarioError(
-                f"{path}: a TOML text file in UTF-8, found byte 0x{data[e.start]:02x} at offset {e.start}"
-            ) from None
-    raise TypeError(f"a scenario is a path or a dict, not {type(scenario).__name__}")
-
-
-_SIZE_UNITS = {
-    "": 1,
-    "B": 1,
-    "KB": 10**3,
-    "MB": 10**6,
-    "GB": 10**9,
-    "TB": 10**12,
-    "KIB": 2**10,
-    "MIB": 2**20,
-    "GIB": 2**30,
-    "TIB": 2**40,
-}
-
-
-def parse_size(size: int | str) -> int:
-    """A memory size in bytes: a whole number of bytes, or a string such as ``"2GB"``, ``"512MB"``,
-    ``"1.5GiB"`` (KB, MB, GB, TB are powers of 1000; KiB, MiB, GiB, TiB powers of 1024)."""
-    if isinstance(size, bool) or not isinstance(size, int | str):
-        raise TypeError(
-            f"a memory size is a number of bytes or a string like '2GB', not {type(size).__name__}"
-        )
-    if isinstance(size, int):
-        value = size
-    else:
-        m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*([A-Za-z]*)\s*", size)
-        unit = m.group(2).upper() if m else None
-        if m is None or unit not in _SIZE_UNITS:
-            raise ValueError(
-                "a memory size like '2GB', '512MB' or '1.5GiB' (units B, KB, MB, GB, TB, KiB, MiB, GiB, "
-                f"TiB), found {size!r}"
-            )
-        value = int(float(m.group(1)) * _SIZE_UNITS[unit])
-    if not 0 < value < 2**64:
-        raise ValueError(f"a positive memory size, found {size!r}")
-    return value
-
-
-def _max_memory(max_memory: int | str | None) -> int | None:
-    return None if max_memory is None else parse_size(max_memory)
-
-
-def _disk_free(folder: str | os.PathLike) -> int | None:
-    """Free bytes on the file system of ``folder`` (or of its nearest existing parent)."""
-    path = Path(folder).absolute()
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    try:
-        return shutil.disk_usage(path).free
-    except OSError:
-        return None
-
-
-def validate(
-    scenario: str | os.PathLike | Mapping[str, Any],
-    *,
-    seed: int | None = None,
-    set: Iterable[str] = (),
-    max_memory: int | str | None = None,
-) -> dict:
-    """Parses and checks a scenario without running it; returns a description of the resolved model
-    (``name``, ``seed``, ``duration_s``, ``warmup_s``, ``nodes``, ``links``, ``flows``, ``classes``),
-    its ``warnings`` (settings that are legal but probably not meant, located like errors) and its
-    resource ``estimate`` (flows, link directions, a bound of the packets in flight, queue samples,
-    window-trace rows and the memory of the run's tables, ``memory_bytes``, with ``parts``).
-
-    A scenario whose tables would need more memory than ``max_memory`` (bytes, or a size such as
-    ``"2GB"``; default half of the machine's memory, given back as ``max_memory``) raises
-    ``ScenarioError`` naming the setting to change, before anything is allocated. The tables that
-    stream to files as :func:`run` goes (queue samples, the window trace) count one batch in memory,
-    and their files are checked against the free space of the current folder."""
-    text, label = load_scenario(scenario)
-    _check_seed(seed)
-    limit = _max_memory(max_memory)
-    try:
-        return json.loads(_core.validate(text, label, list(set), seed, limit, _disk_free(os.curdir)))
-    except ValueError as e:
-        raise ScenarioError(str(e)) from None
-
 
 def run(
     scenario: str | os.PathLike | Mapping[str, Any],
@@ -235,11 +136,11 @@ def run(
     """
     text, label = load_scenario(scenario)
     overrides = [str(s) for s in set]
-    _check_seed(seed)
-    limit = _max_memory(max_memory)
-    disk_free = _disk_free(out if out is not None else tempfile.gettempdir())
+    check_seed(seed)
+    limit = memory_limit(max_memory)
+    free = disk_free(out if out is not None else tempfile.gettempdir())
     try:
-        desc = json.loads(_core.validate(text, label, overrides, seed, limit, disk_free))
+        desc = json.loads(_core.validate(text, label, overrides, seed, limit, free))
         records_on = _pair_records_on(_core.resolve(text, label, overrides, seed))
     except ValueError as e:
         raise ScenarioError(str(e)) from None
@@ -263,7 +164,7 @@ def run(
         sink = _Streams(folder, desc["classes"], [link["link"] for link in desc["links"]], records_on)
         t0 = time.perf_counter()
         try:
-            raw_json = _core.run(text, label, overrides, seed, on_progress, sink, limit, disk_free)
+            raw_json = _core.run(text, label, overrides, seed, on_progress, sink, limit, free)
         except ValueError as e:
             # The scenario is loaded before the first progress call: a ValueError after it comes from the
             # caller's own callback (or a table writer) and is passed on untouched.
@@ -292,11 +193,6 @@ def run(
             shutil.rmtree(scratch, ignore_errors=True)
         raise
     return result
-
-
-def _check_seed(seed: int | None) -> None:
-    if seed is not None and not 0 <= seed < 2**64:
-        raise ScenarioError(f"seed {seed}: a run seed is a whole number from 0 to 2^64-1")
 
 
 def _pair_records_on(resolved_text: str) -> bool:
@@ -434,6 +330,13 @@ class _Staging:
 
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def parquet_bytes(df: pd.DataFrame) -> bytes:
+    """A table as a Parquet file (without the index), as sweeps and their workers store tables."""
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
+    return buf.getvalue()
 
 
 def _numeric_columns(df: pd.DataFrame) -> pd.DataFrame:

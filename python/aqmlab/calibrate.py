@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aqmlab import __version__, _core, api
+from aqmlab import __version__, _core
+from aqmlab.scenario import ScenarioError, load_scenario, validate
 
 __all__ = ["Calibration", "CalibrationError", "Point", "calibrate", "read_set_file"]
 
@@ -189,16 +190,16 @@ def calibrate(
     if seeds < 1:
         raise CalibrationError(f"--seeds: at least 1, found {seeds}")
     overrides = [str(s) for s in set]
-    text, label = api.load_scenario(scenario)
+    text, label = load_scenario(scenario)
     if duration_s is not None:
         if not (duration_s > 0 and math.isfinite(duration_s)):
             raise CalibrationError(f"--duration: a positive number of seconds, found {duration_s}")
         overrides.append(f"duration={duration_s!r}")
-    desc = api.validate(scenario, seed=seed, set=overrides)
+    desc = validate(scenario, seed=seed, set=overrides)
     try:
         doc = tomllib.loads(_core.resolve(text, label, overrides, seed))
     except ValueError as e:
-        raise api.ScenarioError(str(e)) from None
+        raise ScenarioError(str(e)) from None
     rates_by_link = {lk["link"]: float(lk["rate_bps"]) for lk in desc["links"]}
     if link not in rates_by_link:
         raise CalibrationError(
@@ -228,11 +229,13 @@ def calibrate(
         raise CalibrationError(f"--rates: positive {knob.unit}, found {rates}")
     rates = [_whole(knob, len(gens), r) for r in rates]
 
+    from aqmlab.api import run  # pandas and pyarrow: loaded by a calibration, not by `--set-file`
+
     def measure(stage: str, rate: float) -> list[Point]:
         points = []
         for s in seed_list:
             t0 = time.perf_counter()
-            r = api.run(scenario, seed=s, set=fixed + _rate_overrides(knob, gens, rate))
+            r = run(scenario, seed=s, set=fixed + _rate_overrides(knob, gens, rate))
             row = r.links.set_index("link").loc[link]
             window = r.summary["end_s"] - r.summary["warmup_s"]
             load = float(row["departure_bytes"]) * 8 / window
@@ -352,11 +355,11 @@ def read_set_file(path: str | Path) -> list[str]:
                 continue
             key, eq, value = stripped.partition("=")
             if not eq or not key.strip():
-                raise api.ScenarioError(f"{path}:{n}: expected `key = value`, found {stripped!r}")
+                raise ScenarioError(f"{path}:{n}: expected `key = value`, found {stripped!r}")
             try:
                 parsed = tomllib.loads(f"v = {value.strip()}")["v"]
             except tomllib.TOMLDecodeError as e:
-                raise api.ScenarioError(f"{path}:{n}: {key.strip()}: not a TOML value ({e})") from None
+                raise ScenarioError(f"{path}:{n}: {key.strip()}: not a TOML value ({e})") from None
             overrides.append(f"{key.strip()}={_inline(parsed)}")
     return overrides
 

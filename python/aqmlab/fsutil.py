@@ -3,16 +3,8 @@ visible, so an interrupted process never leaves a half-written file under its fi
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
-
-
-def out_path(text: str) -> str:
-    """The argparse type of ``--out``: an empty name would silently mean the current or default folder."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected a file or folder name, found an empty one")
-    return text
 
 
 def write_file(path: Path, data: bytes) -> None:

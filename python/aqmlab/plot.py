@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.patches import Ellipse  # noqa: E402
 
-__all__ = ["Plot", "is_sweep", "plot_folder"]
+__all__ = ["Plot", "is_sweep", "plot_folder", "save_figure"]
 
 FORMATS = ("png", "svg")
 #: Sampled links drawn at most (the busiest first); a figure with more panels is unreadable.
@@ -66,7 +66,9 @@ def plot_folder(
     return _run_figures(folder, out, formats)
 
 
-def _save(fig, stem: Path, formats: tuple[str, ...]) -> None:
+def save_figure(fig, stem: Path, formats: Iterable[str] = FORMATS) -> None:
+    """Writes `fig` as `stem.png` and `stem.svg` (or `formats`) and closes it."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
     for fmt in formats:
         fig.savefig(stem.with_suffix(f".{fmt}"), dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -114,7 +116,7 @@ def _queues(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]
         axes[-1, 0].set_xlabel("time (s)")
         title = "Queue length" if what == "queue" else "Queueing delay (backlog / link rate)"
         fig.suptitle(title)
-        _save(fig, out / what, formats)
+        save_figure(fig, out / what, formats)
         plots.append(Plot(out / what, title))
     return plots
 
@@ -142,7 +144,7 @@ def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     axes[0, 0].legend(fontsize=8, loc="upper right")
     axes[-1, 0].set_xlabel("time (s)")
     fig.suptitle("Congestion window")
-    _save(fig, out / "cwnd", formats)
+    save_figure(fig, out / "cwnd", formats)
     return [Plot(out / "cwnd", "Congestion window of the traced flows")]
 
 
@@ -159,7 +161,7 @@ def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot
     if flows["group"].nunique() <= 12:
         ax.legend(fontsize=8)
     ax.set_title("Goodput per flow (after the warm-up)")
-    _save(fig, out / "goodput", formats)
+    save_figure(fig, out / "goodput", formats)
     return [Plot(out / "goodput", "Goodput per flow")]
 
 
@@ -188,8 +190,8 @@ def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Pl
         ax.legend(fontsize=8)
     ax_cdf.set_title("Response-time CDF")
     ax_ccdf.set_title("Response-time CCDF")
-    _save(fig_cdf, out / "response_cdf", formats)
-    _save(fig_ccdf, out / "response_ccdf", formats)
+    save_figure(fig_cdf, out / "response_cdf", formats)
+    save_figure(fig_ccdf, out / "response_ccdf", formats)
     return [
         Plot(out / "response_cdf", "Response-time CDF"),
         Plot(out / "response_ccdf", "Response-time CCDF"),
@@ -248,7 +250,7 @@ def _boxes(agg: pd.DataFrame, swept: str, out: Path, formats) -> list[Plot]:
         ax.tick_params(axis="x", labelrotation=20, labelsize=8)
     fig.suptitle(f"Over seeds, per value of {swept}" if swept else "Over seeds")
     fig.tight_layout()
-    _save(fig, out / "boxes", formats)
+    save_figure(fig, out / "boxes", formats)
     return [Plot(out / "boxes", "Box plots over seeds per configuration")]
 
 
@@ -283,7 +285,7 @@ def _delay_throughput(folder: Path, agg: pd.DataFrame, out: Path, formats) -> li
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     ax.set_title("Delay vs throughput (ellipse: one standard deviation over seeds)")
-    _save(fig, out / "delay_throughput", formats)
+    save_figure(fig, out / "delay_throughput", formats)
     return [Plot(out / "delay_throughput", "Delay vs throughput per configuration")]
 
 

@@ -10,12 +10,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from aqmlab import __version__, _core, sweep
+from aqmlab import __version__, _core, runner, studies, sweep
 from aqmlab.report import write_report
-from aqmlab.studies import chrost2009, le2003, weigle2005
-from aqmlab.studies.base import RunOutcome, RunSpec, Study
-
-STUDIES: dict[str, Study] = {s.name: s for s in (weigle2005.STUDY, le2003.STUDY, chrost2009.STUDY)}
+from aqmlab.studies.base import RunOutcome, RunSpec
 
 #: progress(kind, info): kind is "start" (info: total, todo), "done" or "failed" (info: label).
 Progress = Callable[[str, dict], object]
@@ -70,15 +67,7 @@ def execute(
         emit("done", {"label": labels[h], "wall_s": payload["wall_s"]})
 
     if tasks:
-        jobs = max(1, jobs or os.cpu_count() or 1)
-        if dask:
-            from aqmlab import dask_runner
-
-            dask_runner.execute(list(tasks.values()), on_result, address=dask, jobs=jobs)
-        else:
-            from aqmlab import sweep_local
-
-            sweep_local.execute(list(tasks.values()), on_result, jobs=jobs)
+        runner.execute(list(tasks.values()), on_result, jobs=max(1, jobs or os.cpu_count() or 1), dask=dask)
     if failures:
         raise ReproduceError(f"{len(failures)} run(s) failed; first: {failures[0]}")
     return [RunOutcome(spec, runs_dir / h) for spec, h in zip(specs, hashes, strict=True)]
@@ -95,9 +84,9 @@ def reproduce(
     progress: Progress | None = None,
 ) -> Path:
     """Reproduces study `name` and returns the path of its report.html."""
-    if name not in STUDIES:
-        raise ReproduceError(f"unknown study {name!r}; choose one of {', '.join(sorted(STUDIES))}")
-    study = STUDIES[name]
+    if name not in studies.NAMES:
+        raise ReproduceError(f"unknown study {name!r}; choose one of {', '.join(studies.NAMES)}")
+    study = studies.load(name)
     seeds = seeds or (1 if quick else 3)
     out = Path(out or Path("reports") / (name + ("-quick" if quick else "")))
     runs_dir = out / "runs"

@@ -10,16 +10,15 @@ duplicated or half-written. ``OUT/sweep.json`` records the definition and the li
 ``OUT/aggregate.parquet`` (rebuilt from the run folders at the end of every sweep) holds one row per
 run, scope (link direction, traffic class, response class or the run itself) and metric.
 
-Simulations run in worker processes (:mod:`aqmlab.sweep_local`) or on a Dask cluster
-(:mod:`aqmlab.dask_runner`). Either way the worker returns the files of the run folder as bytes and this
-process writes them; so workers never touch ``OUT`` and need no shared file system.
+Simulations run in worker processes or on a Dask cluster (:mod:`aqmlab.runner`). Either way the worker
+returns the files of the run folder as bytes and this process writes them; so workers never touch ``OUT``
+and need no shared file system.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
-import io
 import itertools
 import json
 import math
@@ -35,10 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from aqmlab import __version__, _core, api
+from aqmlab import __version__, _core, api, runner
 from aqmlab.fsutil import fsync_path, write_file
 
 __all__ = [
@@ -475,41 +472,6 @@ def task_of(plan: Plan, run: RunSpec) -> dict:
     }
 
 
-def simulate(task: Mapping[str, Any]) -> dict:
-    """Runs one task and returns ``{"hash", "files": {name: bytes}, "wall_s"}``: the run folder exactly as
-    :meth:`aqmlab.RunResult.write` writes it (written to a local temporary folder and read back), plus
-    ``responses.parquet`` when the run has response-time classes and the API did not write that table."""
-    if task["version"] != __version__:
-        raise RuntimeError(f"this worker has aqmlab {__version__}, the sweep expects {task['version']}")
-    t0 = time.perf_counter()
-    try:
-        raw_json = _core.run(task["text"], task["file"], list(task["overrides"]), task["seed"], None)
-    except ValueError as e:
-        raise api.ScenarioError(str(e)) from None
-    wall = time.perf_counter() - t0
-    raw = json.loads(raw_json)
-    result = api.RunResult.from_raw(
-        raw,
-        text=task["text"],
-        file=task["file"],
-        overrides=list(task["overrides"]),
-        seed=task["seed"],
-        wall_s=wall,
-    )
-    with tempfile.TemporaryDirectory(prefix="aqmlab-run-") as d:
-        folder = result.write(Path(d) / task["hash"])
-        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
-    if "responses.parquet" not in files and raw.get("responses"):
-        files["responses.parquet"] = _parquet_bytes(pd.DataFrame.from_records(raw["responses"]))
-    return {"hash": task["hash"], "files": files, "wall_s": wall}
-
-
-def _parquet_bytes(df: pd.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
-    return buf.getvalue()
-
-
 # ---------------------------------------------------------------------------------------------- aggregate
 
 
@@ -609,7 +571,7 @@ def build_aggregate(out: str | os.PathLike, plan: Plan | None = None, write: boo
     for c in ("run", "scope", "entity", "metric"):
         df[c] = df[c].astype("str")
     if write:
-        _write_atomic(out / "aggregate.parquet", _parquet_bytes(df))
+        _write_atomic(out / "aggregate.parquet", api.parquet_bytes(df))
     return df
 
 
@@ -720,14 +682,7 @@ def run_sweep(
 
         tasks = [task_of(plan, by_hash[h][0]) for h in todo]
         if tasks:
-            if dask:
-                from aqmlab import dask_runner
-
-                dask_runner.execute(tasks, on_result, address=dask, jobs=jobs)
-            else:
-                from aqmlab import sweep_local
-
-                sweep_local.execute(tasks, on_result, jobs=jobs)
+            runner.execute(tasks, on_result, jobs=jobs, dask=dask)
         fail_path = out / "failed.json"
         if failed:
             _write_atomic(fail_path, (json.dumps(failed, indent=2) + "\n").encode())

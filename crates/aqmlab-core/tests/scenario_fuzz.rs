@@ -32,9 +32,10 @@ fn seeds() -> &'static [(String, String)] {
 }
 
 fn read_seeds() -> Vec<(String, String)> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios");
+    // The user-facing scenarios and the studies' (package data of the Python package).
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    let mut dirs = vec![std::path::PathBuf::from(root)];
+    let mut dirs = vec![repo.join("scenarios"), repo.join("python/aqmlab/studies/scenarios")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).expect("scenarios folder") {
             let p = entry.expect("entry").path();

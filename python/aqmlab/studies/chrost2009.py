@@ -1,12 +1,13 @@
 """Study C: Chrost & Chydzinski — queue-size stability of AQMs under low congestion and short buffers.
 
-The dumbbell of scenarios/chrost2009/c{10,100,1000}.toml with DT, RED, BLUE, REM, PI, AVQ and AN-AQM on
-the bottleneck (ns-2 defaults, buffer 90; the uncongested case also with buffer 900); the paper's
+The dumbbell of studies/scenarios/chrost2009/c{10,100,1000}.toml with DT, RED, BLUE, REM, PI, AVQ and
+AN-AQM on the bottleneck (ns-2 defaults, buffer 90; the uncongested case also with buffer 900); the paper's
 tables of average queue, throughput, standard deviation and coefficient of variation.
 """
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +15,7 @@ import pandas as pd
 from aqmlab.studies import plots
 from aqmlab.studies.base import Figure, Finding, RunOutcome, RunSpec, Study, Table, fmt_ci, mean_ci
 
-SCENARIOS = Path(__file__).resolve().parents[3] / "scenarios" / "chrost2009"
+SCENARIOS = files(__package__) / "scenarios" / "chrost2009"
 SCALES = {"uncongested": "c10.toml", "mild": "c100.toml", "heavy": "c1000.toml"}
 AQMS = ["DT", "RED", "BLUE", "REM", "PI", "AVQ", "AN-AQM"]
 
@@ -53,7 +54,7 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
     cases += [("uncongested", aqm, 900) for aqm in AQMS]
     specs = []
     for scale, aqm, buffer in cases:
-        text = (SCENARIOS / SCALES[scale]).read_text()
+        text = SCENARIOS.joinpath(SCALES[scale]).read_text(encoding="utf-8")
         overrides = [f"links.0.queue_ab={queue(aqm, buffer)}", f"links.0.queue_ba.limit={buffer}"]
         if quick and scale == "heavy":
             overrides.append("duration=70")  # 40 s measured instead of 70 s: the heavy case costs most

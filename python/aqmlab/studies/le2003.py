@@ -1,7 +1,7 @@
 """Study L: Le, Aikat, Jeffay, Smith — "The Effects of Active Queue Management on Web Performance"
 (SIGCOMM 2003, a lab testbed).
 
-The peering link of scenarios/le2003/peering.toml (100 Mb/s, web traffic both ways, per-flow delays
+The peering link of studies/scenarios/le2003/peering.toml (100 Mb/s, web traffic both ways, per-flow delays
 uniform on [10, 150] ms from the browsers, 16 KB windows) at 80/90/98/105% offered load, calibrated on
 the uncongested 1 Gb/s network as the study did; drop-tail 24/240/2400, PI and REM with q_ref 24/240,
 ARED (12, 36) and (120, 360) with w_q = 1/8192, every AQM with and without ECN. PackMime-HTTP stands in
@@ -11,6 +11,7 @@ is above which), not absolute percentiles.
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +19,7 @@ import pandas as pd
 from aqmlab.studies import plots
 from aqmlab.studies.base import Figure, Finding, RunOutcome, RunSpec, Study, Table, fmt_ci, mean_ci
 
-SCENARIO = Path(__file__).resolve().parents[3] / "scenarios" / "le2003" / "peering.toml"
+SCENARIO = files(__package__) / "scenarios" / "le2003" / "peering.toml"
 PEERING = "links.4"  # the RA <-> RB link in peering.toml
 LOADS = [80, 90, 98, 105]
 BASE_RATE = 1261.0  # conn/s per direction in peering.toml, ≈ 98 Mb/s offered (its header comment)
@@ -70,7 +71,7 @@ def calibrate(quick: bool, execute) -> dict:
         [
             RunSpec(
                 labels=(("calibration", "uncongested"),),
-                scenario=SCENARIO.read_text(),
+                scenario=SCENARIO.read_text(encoding="utf-8"),
                 seed=1,
                 overrides=tuple(ov),
             )
@@ -83,7 +84,7 @@ def calibrate(quick: bool, execute) -> dict:
 
 
 def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSpec]:
-    text = SCENARIO.read_text()
+    text = SCENARIO.read_text(encoding="utf-8")
     specs = []
     loads = [90, 98] if quick else LOADS
     for load in loads:

@@ -12,14 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from aqmlab.plot import save_figure  # noqa: E402
 from aqmlab.studies.base import RunOutcome  # noqa: E402
-
-
-def _save(fig, stem: Path) -> None:
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(stem.with_suffix(".png"), dpi=110, bbox_inches="tight")
-    fig.savefig(stem.with_suffix(".svg"), bbox_inches="tight")
-    plt.close(fig)
 
 
 def pooled_bins(outcomes: list[RunOutcome], cls: str) -> pd.DataFrame:
@@ -55,7 +49,7 @@ def response_cdf(curves: dict[str, list[RunOutcome]], cls: str, stem: Path, titl
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    _save(fig, stem)
+    save_figure(fig, stem)
 
 
 def response_ccdf(curves: dict[str, list[RunOutcome]], cls: str, stem: Path, title: str) -> None:
@@ -71,7 +65,7 @@ def response_ccdf(curves: dict[str, list[RunOutcome]], cls: str, stem: Path, tit
     ax.set_title(title)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    _save(fig, stem)
+    save_figure(fig, stem)
 
 
 def queue_process(series: dict[str, RunOutcome], link: str, stem: Path, title: str, t_range=None) -> None:
@@ -88,4 +82,4 @@ def queue_process(series: dict[str, RunOutcome], link: str, stem: Path, title: s
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel("time (s)")
     axes[0, 0].set_title(title)
-    _save(fig, stem)
+    save_figure(fig, stem)

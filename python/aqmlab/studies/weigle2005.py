@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from importlib.resources import files
 from pathlib import Path
 
 import pandas as pd
@@ -167,11 +168,11 @@ def _cell(df: pd.DataFrame, row: str, queue: str, metric: str) -> tuple[float, f
 
 # ns-2.35 beside aqmlab: the twin's runs (validation/ns2/weigle2005.tcl) as validation/compare_weigle2005.py
 # last wrote them — per cell, each seed's goodput and losses, with the settings and run length used.
-NS2_RESULTS = Path(__file__).with_name("weigle2005_ns2.json")
+NS2_RESULTS = files(__package__) / "weigle2005_ns2.json"
 
 
 def ns2_results() -> dict:
-    return json.loads(NS2_RESULTS.read_text()) if NS2_RESULTS.exists() else {"cells": {}}
+    return json.loads(NS2_RESULTS.read_text(encoding="utf-8")) if NS2_RESULTS.is_file() else {"cells": {}}
 
 
 def ns2_frame() -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""The local executor of sweeps: a pool of worker processes, each running one simulation at a time.
+"""The local executor of sweeps and studies: a pool of worker processes, each running one simulation at a
+time.
 
 Not ``concurrent.futures``: a crashed worker there breaks the whole pool and does not say which run
 killed it. Here each worker has its own pipe, the parent knows which task each one holds, a worker that
@@ -16,12 +17,11 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-#: Called in the parent for every task: (task, payload, None) or (task, None, error message).
-OnResult = Callable[[dict, dict | None, str | None], object]
+from aqmlab.runner.worker import OnResult, describe, simulate
 
 
 def _watch_parent(parent: int) -> None:
@@ -34,8 +34,6 @@ def _watch_parent(parent: int) -> None:
 def _worker_main(conn: mpc.Connection, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
-    from aqmlab.sweep import simulate
-
     while True:
         try:
             task = conn.recv()
@@ -46,19 +44,11 @@ def _worker_main(conn: mpc.Connection, parent: int) -> None:
         try:
             reply: tuple[str, Any] = ("ok", simulate(task))
         except BaseException as e:  # noqa: BLE001 - every failure goes back to the parent
-            reply = ("error", _describe(e))
+            reply = ("error", describe(e))
         try:
             conn.send(reply)
         except (EOFError, OSError):
             return
-
-
-def _describe(e: BaseException) -> str:
-    from aqmlab.api import ScenarioError
-
-    if isinstance(e, ScenarioError):
-        return str(e)
-    return f"{type(e).__name__}: {e}"
 
 
 @dataclass

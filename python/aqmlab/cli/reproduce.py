@@ -1,7 +1,8 @@
-"""The `aqmlab reproduce` subcommand (registered by :mod:`aqmlab.cli`; the work is in
+"""`aqmlab reproduce STUDY`: reproduce a published study and write its report (the work is in
 :mod:`aqmlab.reproduce`).
 
-    aqmlab reproduce weigle2005|chrost2009 [--quick] [--seeds K] [--jobs N] [--dask ADDRESS] [--out DIR]
+    aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--seeds K] [--jobs N] [--dask ADDRESS]
+                     [--out DIR]
 """
 
 from __future__ import annotations
@@ -19,27 +20,9 @@ from rich.progress import (
 )
 
 from aqmlab import reproduce
-from aqmlab.fsutil import out_path
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser(
-        "reproduce",
-        help="reproduce a published study and write its report",
-        description="Calibrate where the study calibrated, run its simulations (resumable) and write a "
-        "report folder with the paper's tables beside the simulated ones, figures and findings.",
-    )
-    s.add_argument("study", choices=sorted(reproduce.STUDIES), help="the study")
-    s.add_argument("--quick", action="store_true", help="a smaller but faithful version (a few minutes)")
-    s.add_argument("--seeds", type=int, metavar="K", help="seeds per configuration (default 1 quick, 3 full)")
-    s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
-    s.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (scheduler address or `local`)")
-    s.add_argument(
-        "--out", type=out_path, metavar="DIR", help="report folder (default reports/STUDY[-quick])"
-    )
-
-
-def cmd_reproduce(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     columns = [
         TextColumn("[bold]{task.description}"),

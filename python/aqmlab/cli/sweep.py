@@ -1,4 +1,5 @@
-"""The `aqmlab sweep` subcommand (registered by :mod:`aqmlab.cli`; the work is in :mod:`aqmlab.sweep`).
+"""`aqmlab sweep SCENARIO.toml`: run a scenario over a grid of parameters and seeds (the work is in
+:mod:`aqmlab.sweep`).
 
     aqmlab sweep SCENARIO.toml --grid key=v1,v2 [--zip key=a,b ...] [--set key=value ...] --seeds K
                  [--seed-list 1,5,9] [--jobs N] [--dask ADDRESS|local] [--out DIR] [--force]
@@ -9,8 +10,6 @@ Exit status 0 when every run is complete, 1 when some run failed, 2 for a bad de
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
 from rich import box
@@ -27,66 +26,11 @@ from rich.table import Table
 from rich.text import Text
 
 from aqmlab import sweep
-from aqmlab.fsutil import out_path
+from aqmlab.cli.common import CliError, load, stdout_console
 
 EXIT_FAILED_RUNS = 1
 #: Failed runs listed in the final report (all of them are in OUT/failed.json).
 MAX_FAILED_LINES = 10
-
-
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser(
-        "sweep",
-        help="run a scenario over a grid of parameters and seeds",
-        description="Run the cross product of the --grid lists, times the paired --zip lists, times the "
-        "seeds; resumable; aggregate table in OUT/aggregate.parquet.",
-    )
-    s.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
-    s.add_argument(
-        "--grid",
-        action="append",
-        default=[],
-        metavar="key=v1,v2",
-        help="values of one field, crossed with the other --grid lists; TOML values as in --set, split "
-        'at top-level commas: \'dumbbell.queue={kind="red"},{kind="pi"}\' (repeatable)',
-    )
-    s.add_argument(
-        "--zip",
-        action="append",
-        default=[],
-        metavar="key=a,b",
-        help="values that vary together with the other --zip lists (all of the same length; repeatable)",
-    )
-    s.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="key=value",
-        help="change a field in every run (repeatable)",
-    )
-    seeds = s.add_mutually_exclusive_group()
-    seeds.add_argument(
-        "--seeds", type=int, metavar="K", help="run each combination with seeds 1..K (default 1)"
-    )
-    seeds.add_argument("--seed-list", metavar="S1,S2,...", help="run each combination with these seeds")
-    s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
-    s.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run on a Dask cluster: a scheduler address (tcp://host:8786) or `local` (a LocalCluster "
-        "of --jobs workers)",
-    )
-    s.add_argument(
-        "--out", type=out_path, metavar="DIR", help="sweep folder (default results/sweep-<scenario name>)"
-    )
-    s.add_argument(
-        "--force",
-        action="store_true",
-        help="reuse a sweep folder that holds a different sweep (its sweep.json and aggregate.parquet are "
-        "replaced; run folders are kept)",
-    )
-    s.add_argument("--quiet", "-q", action="store_true", help="no progress bar; print only the final counts")
 
 
 class _Bar:
@@ -148,10 +92,8 @@ class _Bar:
             self.bar = None
 
 
-def cmd_sweep(args: argparse.Namespace) -> int:
-    from aqmlab.cli import CliError, _load
-
-    path = _load(args.scenario)
+def main(args: argparse.Namespace) -> int:
+    path = load(args.scenario)
     if args.jobs is not None and args.jobs < 1:
         raise CliError(f"--jobs {args.jobs}: expected at least 1")
     seeds = args.seed_list if args.seed_list is not None else args.seeds
@@ -172,8 +114,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         )
     finally:
         bar.stop()
-    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
-    console = Console(highlight=False, width=width)
+    console = stdout_console()
     t = Table(box=box.SIMPLE_HEAD, title=f"Sweep {res.out}", title_justify="left")
     for col in ("runs", "distinct", "done", "skipped", "failed", "wall"):
         t.add_column(col, justify="right")

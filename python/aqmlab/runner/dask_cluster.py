@@ -1,6 +1,7 @@
-"""The Dask executor of sweeps: the same tasks as the local pool, on a ``dask.distributed`` cluster.
+"""The Dask executor of sweeps and studies: the same tasks as the local pool, on a ``dask.distributed``
+cluster.
 
-Workers run :func:`aqmlab.sweep.simulate` and return the run folder's files as bytes; the client (the
+Workers run :func:`aqmlab.runner.worker.simulate` and return the run folder's files as bytes; the client (the
 process running the sweep) writes them atomically into ``OUT/runs/<hash>/``. So workers need aqmlab
 installed (the same version: a worker with another version refuses the task) but no access to ``OUT``,
 and a run written by a Dask sweep is byte-for-byte the run a local sweep writes (except ``wall_s``).
@@ -13,16 +14,7 @@ import logging
 import uuid
 from collections.abc import Sequence
 
-from aqmlab.sweep import SweepError
-from aqmlab.sweep_local import OnResult
-
-
-def _describe(e: BaseException) -> str:
-    from aqmlab.api import ScenarioError
-
-    if isinstance(e, ScenarioError):
-        return str(e)
-    return f"{type(e).__name__}: {e}"
+from aqmlab.runner.worker import OnResult, RunnerError, describe, simulate
 
 
 def execute(tasks: Sequence[dict], on_result: OnResult, *, address: str, jobs: int) -> None:
@@ -33,11 +25,9 @@ def execute(tasks: Sequence[dict], on_result: OnResult, *, address: str, jobs: i
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
-        raise SweepError(
+        raise RunnerError(
             "--dask needs the dask and distributed packages (pip install dask distributed)"
         ) from None
-
-    from aqmlab.sweep import simulate
 
     cluster = None
     client = None
@@ -56,7 +46,7 @@ def execute(tasks: Sequence[dict], on_result: OnResult, *, address: str, jobs: i
             try:
                 client = Client(address, timeout="20s")
             except OSError as e:
-                raise SweepError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+                raise RunnerError(f"--dask {address}: cannot reach the scheduler ({e})") from None
         token = uuid.uuid4().hex[:8]
         by_key = {}
         for t in tasks:
@@ -68,7 +58,7 @@ def execute(tasks: Sequence[dict], on_result: OnResult, *, address: str, jobs: i
             try:
                 payload = f.result()
             except Exception as e:  # noqa: BLE001 - the task's own error, raised again here
-                on_result(task, None, _describe(e))
+                on_result(task, None, describe(e))
             else:
                 on_result(task, payload, None)
             f.release()

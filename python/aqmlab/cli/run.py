@@ -1,0 +1,251 @@
+"""`aqmlab run SCENARIO.toml`: run a scenario, write its run folder and print a summary of its tables."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import time
+from pathlib import Path
+
+import pandas as pd
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn
+from rich.table import Table
+from rich.text import Text
+
+from aqmlab import api
+from aqmlab.cli.common import MAX_LINK_ROWS, fmt_secs, load, stdout_console, warn
+
+#: Runs shorter than this (wall time) never show a progress bar.
+PROGRESS_AFTER_S = 2.0
+
+
+class _LazyProgress:
+    """A progress bar on simulated time that appears only once a run has taken PROGRESS_AFTER_S."""
+
+    def __init__(self, total_s: float, enabled: bool) -> None:
+        self.total = total_s
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        self.bar: Progress | None = None
+        self.task = None
+
+    def __call__(self, sim_s: float) -> None:
+        if self.bar is None:
+            if not self.enabled or time.perf_counter() - self.t0 < PROGRESS_AFTER_S:
+                return
+            self.bar = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated, {task.fields[wall]} wall"),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            wall = f"{time.perf_counter() - self.t0:.0f} s"
+            self.task = self.bar.add_task("run", total=self.total, completed=sim_s, wall=wall)
+            self.bar.start()
+        self.bar.update(self.task, completed=sim_s, wall=f"{time.perf_counter() - self.t0:.0f} s")
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def main(args: argparse.Namespace) -> int:
+    path = load(args.scenario)
+    # Checks the scenario first (fast, and gives the duration for the progress bar).
+    desc = api.validate(path, seed=args.seed, set=args.overrides, max_memory=args.max_memory)
+    warn(desc["warnings"])
+    out_dir = Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario)
+    progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
+    try:
+        # Written by api.run, so that pair records stream into the run folder as the run goes.
+        result = api.run(
+            path,
+            seed=args.seed,
+            set=args.overrides,
+            progress=progress,
+            out=out_dir,
+            max_memory=args.max_memory,
+        )
+    finally:
+        progress.stop()
+    if args.quiet:
+        print(out_dir)
+        return 0
+    out = stdout_console()
+    print_summary(result, out)
+    out.print(Text(f"Run folder: {out_dir}", style="bold"))
+    return 0
+
+
+def _default_folder(summary: dict, scenario_path: str) -> str:
+    name = summary.get("name") or Path(scenario_path).stem
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "run"
+    return f"{name}-seed{summary['seed']}"
+
+
+def print_summary(result: api.RunResult, out: Console) -> None:
+    """Run facts, the busiest links and the flow classes."""
+    s = result.summary
+    window = s["end_s"] - s["warmup_s"]
+    facts = Table.grid(padding=(0, 2))
+    facts.add_row("scenario", Text(f"{s['name'] or '(unnamed)'}  ({s['scenario_file']})"))
+    facts.add_row("seed", str(s["seed"]))
+    simulated = f"{fmt_secs(s['end_s'])}  (of {fmt_secs(s['duration_s'])})"
+    if s.get("ended_by") == "pairs":
+        simulated += "  ended by the stop condition ([stop] after_pairs)"
+    facts.add_row("simulated", Text(simulated))
+    facts.add_row(
+        "warm-up",
+        f"{fmt_secs(s['warmup_s'])}  (measured {fmt_secs(s['warmup_s'])} – {fmt_secs(s['end_s'])}, "
+        f"{fmt_secs(window)})",
+    )
+    facts.add_row("events", f"{s['events']:,}")
+    facts.add_row("wall time", f"{s['wall_s']:.3f} s")
+    rate = s["link_forwards"] / s["wall_s"] if s["wall_s"] > 0 else math.inf
+    facts.add_row("link forwards", f"{s['link_forwards']:,}  ({_si(rate)}/s wall)")
+    facts.add_row("flows", str(s["flows"]))
+    if s["overrides"]:
+        facts.add_row("overrides", Text(" ".join(s["overrides"])))
+    out.print(facts)
+    out.print()
+    out.print(link_table(result.links))
+    out.print()
+    if len(result.flows):
+        out.print(class_table(result.flows))
+    if len(result.responses):
+        out.print(response_table(result.responses, result.classes))
+    for line in generator_lines(result.generators):
+        out.print(line)
+
+
+def link_table(links: pd.DataFrame) -> Table:
+    more = len(links) - MAX_LINK_ROWS
+    caption = f"… and {more} more link directions (all in links.parquet)\n" if more > 0 else ""
+    caption += (
+        "drops o/e/n: buffer overflow / early (AQM) / early because the packet was not ECN-capable;"
+        " queue: time-weighted mean ± std of waiting packets"
+    )
+    t = Table(
+        title="Busiest links (after warm-up)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption=caption,
+        caption_justify="left",
+    )
+    cols = [
+        ("link", "left"),
+        ("queue", "left"),
+        ("util %", "right"),
+        ("arrivals", "right"),
+        ("drops o/e/n", "right"),
+        ("marks", "right"),
+        ("loss %", "right"),
+        ("queue mean±std", "right"),
+    ]
+    for name, justify in cols:
+        t.add_column(name, justify=justify)
+    top = links.sort_values(["utilization", "arrivals"], ascending=False, kind="stable").head(MAX_LINK_ROWS)
+    for row in top.itertuples(index=False):
+        t.add_row(
+            Text(row.link),
+            Text(row.queue),
+            f"{100 * row.utilization:.1f}",
+            f"{row.arrivals:,}",
+            f"{row.drops_overflow:,}/{row.drops_early:,}/{row.drops_not_ect:,}",
+            f"{row.marks:,}",
+            f"{100 * row.loss_rate:.2f}",
+            f"{row.q_mean_pkts:.1f}±{row.q_std_pkts:.1f}",
+        )
+    return t
+
+
+def class_table(flows: pd.DataFrame) -> Table:
+    t = Table(title="Flow classes (after warm-up)", title_justify="left", box=box.SIMPLE_HEAD)
+    for name, justify in (
+        ("class", "left"),
+        ("kind", "left"),
+        ("flows", "right"),
+        ("goodput Mb/s", "right"),
+        ("per flow Mb/s", "right"),
+        ("retransmits", "right"),
+        ("timeouts", "right"),
+    ):
+        t.add_column(name, justify=justify)
+    g = flows.groupby("class", sort=False)
+    agg = pd.DataFrame(
+        {
+            "kind": g["kind"].agg(lambda k: "/".join(dict.fromkeys(k))),
+            "flows": g.size(),
+            "goodput": g["goodput_bps"].sum(),
+            "retransmits": g["retransmits"].sum(),
+            "timeouts": g["timeouts"].sum(),
+        }
+    )
+    for cls, row in agg.iterrows():
+        t.add_row(
+            Text(str(cls)),
+            Text(row["kind"]),
+            f"{row['flows']:,}",
+            f"{row['goodput'] / 1e6:.3f}",
+            f"{row['goodput'] / 1e6 / row['flows']:.3f}",
+            f"{row['retransmits']:,}",
+            f"{row['timeouts']:,}",
+        )
+    return t
+
+
+def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
+    t = Table(
+        title="Response times (requests sent after the warm-up)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        caption="times in ms (quantiles from 2.3%-wide bins); loss: HTTP loss, the class's packets dropped "
+        "anywhere ÷ packets it sent",
+        caption_justify="left",
+    )
+    for name in ("class", "pairs", "incomplete", "mean", "p10", "p50", "p90", "p99", "loss %"):
+        t.add_column(name, justify="left" if name == "class" else "right")
+    loss = dict(zip(classes["class"], classes["loss_rate"], strict=True)) if len(classes) else {}
+    for row in responses.to_dict("records"):
+        rate = loss.get(row["class"], math.nan)
+        t.add_row(
+            Text(str(row["class"])),
+            f"{row['pairs']:,}",
+            f"{row['incomplete']:,}",
+            *(_ms(row[q]) for q in ("mean_s", "p10_s", "p50_s", "p90_s", "p99_s")),
+            f"{100 * rate:.3f}" if math.isfinite(rate) else "–",
+        )
+    return t
+
+
+def generator_lines(generators: pd.DataFrame) -> list[Text]:
+    lines = []
+    for g in generators.to_dict("records"):
+        started = g["connections_started"]
+        per = g["pairs_planned"] / started if started else math.nan
+        lines.append(
+            Text(
+                f"Generators: {g['generator']}: {started:,} connections started / "
+                f"{g['connections_finished']:,} finished / {g['connections_open']:,} open at the end, "
+                f"{per:.3f} pairs per connection"
+            )
+        )
+    return lines
+
+
+def _ms(s: float) -> str:
+    return f"{1e3 * s:.1f}" if math.isfinite(s) else "–"
+
+
+def _si(x: float) -> str:
+    if not math.isfinite(x):
+        return "∞"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.2f} {unit}"
+    return f"{x:.0f}"
