@@ -10,7 +10,7 @@
 use crate::aqm::QueueConfig;
 use crate::engine::RECORD_BATCH;
 use crate::net::routing::ROUTE_END;
-use crate::scenario::build::{FlowModelKind, Model};
+use crate::scenario::build::{Model, Traffic};
 use crate::scenario::{locate, Scenario, ScenarioError};
 use serde::Serialize;
 
@@ -130,6 +130,7 @@ impl Estimate {
         let mut biggest_group: Option<(u64, String)> = None;
         let mut flows = 0u64;
         for (g, group) in s.flows.iter().enumerate() {
+            let group = group.common();
             let (n, field) = match (group.count, &group.between) {
                 (Some(c), _) => (c as u64, format!("flows[{g}].count")),
                 (None, Some(_)) => (pairs, "dumbbell.pairs".to_string()),
@@ -254,19 +255,14 @@ impl Estimate {
             }
         }
         // ...or, with long-lived TCP only, every window full (data and as many ACKs).
-        let tcp_only = m.http.is_empty()
-            && m.flows
-                .iter()
-                .all(|f| matches!(f.kind, FlowModelKind::TcpBulk { .. } | FlowModelKind::TcpFiles { .. }));
+        let tcp_only = m.http.is_empty() && m.flows.iter().all(|f| matches!(f.traffic, Traffic::Tcp { .. }));
         let packets = if tcp_only && m.delayboxes.is_empty() {
             let windows = m
                 .flows
                 .iter()
-                .map(|f| match f.kind {
-                    FlowModelKind::TcpBulk { tcp, .. } | FlowModelKind::TcpFiles { tcp, .. } => {
-                        2 * m.tcp_configs[tcp as usize].max_window as u64 + 4
-                    }
-                    FlowModelKind::Udp { .. } => 0,
+                .map(|f| match f.traffic {
+                    Traffic::Tcp { tcp, .. } => 2 * m.tcp_configs[tcp as usize].max_window as u64 + 4,
+                    Traffic::Udp(_) => 0,
                 })
                 .fold(0u64, u64::saturating_add);
             network.min(windows)
@@ -301,10 +297,9 @@ impl Estimate {
         let mut rows = 0u64;
         for &f in &traced {
             let flow = &m.flows[f as usize];
-            let (tcp, bytes) = match flow.kind {
-                FlowModelKind::TcpBulk { tcp, bytes } => (tcp, bytes),
-                FlowModelKind::TcpFiles { tcp, .. } => (tcp, None),
-                FlowModelKind::Udp { .. } => continue,
+            let (tcp, bytes) = match &flow.traffic {
+                Traffic::Tcp { tcp, app } => (*tcp, app.bytes()),
+                Traffic::Udp(_) => continue,
             };
             let cfg = &m.tcp_configs[tcp as usize];
             let slowest = m.routes[flow.route as usize..]

@@ -17,9 +17,9 @@ pub(crate) mod check;
 pub mod fifo;
 
 use crate::net::{Ecn, PacketArena, PacketId};
+use crate::scenario::tagged::{self, Tagged};
 use crate::sim::{Rng, Time};
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
 /// The link a discipline serves: what ns-2's queues read from their attached link.
@@ -207,18 +207,19 @@ macro_rules! registry {
             $($(#[$doc])* $variant($module::Config),)*
         }
 
-        /// Every accepted spelling of `kind`.
-        const KINDS: &[&str] = &[$($kind, $($alias,)*)*];
+        impl Tagged for QueueConfig {
+            const KINDS: &'static [&'static str] = &[$($kind, $($alias,)*)*];
+            const EXPECTING: &'static str = "a queue discipline such as { kind = \"red\", limit = 200 }";
 
-        impl QueueConfig {
-            /// Reads the fields of a discipline of `kind` (an entry of [`KINDS`]) from `fields`.
             fn read<'de, D: Deserializer<'de>>(kind: &str, fields: D) -> Result<Self, D::Error> {
                 match kind {
                     $($kind $(| $alias)* => $module::Config::deserialize(fields).map(QueueConfig::$variant),)*
-                    _ => Err(de::Error::unknown_variant(kind, KINDS)),
+                    _ => Err(de::Error::unknown_variant(kind, Self::KINDS)),
                 }
             }
+        }
 
+        impl QueueConfig {
             fn config(&self) -> &dyn DisciplineConfig {
                 match self {
                     $(QueueConfig::$variant(c) => c,)*
@@ -252,53 +253,10 @@ registry! {
     FqCodel(fq_codel) = "fq_codel";
 }
 
-/// `kind` comes first in almost every scenario (`{ kind = "red", ... }`): the fields after it are read
-/// straight from the scenario, so an error names the field (`links[0].queue.interval: ...`). Fields
-/// written before `kind` are gathered first and read once the kind is known.
+/// Read kind first, so that an error names its field (`links[0].queue.interval: ...`).
 impl<'de> Deserialize<'de> for QueueConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Table;
-        impl<'de> Visitor<'de> for Table {
-            type Value = QueueConfig;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a queue discipline such as { kind = \"red\", limit = 200 }")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<QueueConfig, A::Error> {
-                let mut before = toml::Table::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "kind" {
-                        let kind = map.next_value_seed(Kind)?;
-                        if before.is_empty() {
-                            return QueueConfig::read(&kind, MapAccessDeserializer::new(map));
-                        }
-                        while let Some((k, v)) = map.next_entry::<String, toml::Value>()? {
-                            before.insert(k, v);
-                        }
-                        return QueueConfig::read(&kind, toml::Value::Table(before))
-                            .map_err(|e| de::Error::custom(e.message()));
-                    }
-                    before.insert(key, map.next_value()?);
-                }
-                Err(de::Error::missing_field("kind"))
-            }
-        }
-        d.deserialize_map(Table)
-    }
-}
-
-/// The value of `kind`, checked against the registry where it is read, so an unknown kind is reported
-/// at `....queue.kind`.
-struct Kind;
-
-impl<'de> DeserializeSeed<'de> for Kind {
-    type Value = String;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
-        let kind = String::deserialize(d)?;
-        if KINDS.contains(&kind.as_str()) {
-            Ok(kind)
-        } else {
-            Err(de::Error::unknown_variant(&kind, KINDS))
-        }
+        tagged::deserialize(d)
     }
 }
 

@@ -3,12 +3,13 @@
 
 use super::{Event, Simulation};
 use crate::net::{PacketId, Proto};
-use crate::scenario::build::{DelayBoxModel, DelayDist, FlowModelKind, HttpModel, Placement};
+use crate::scenario::build::{DelayBoxModel, DelayDist, HttpModel, Placement, Traffic};
 use crate::scenario::DelayDirection;
 use crate::sim::{rng, time, Rng, Time};
 use crate::tcp::endpoint::{TcpIo, TimerKind};
 use crate::tcp::{Endpoint, Role, TcpStats};
-use crate::traffic::app::{App, Bulk, Files, Http};
+use crate::traffic::app::Application;
+use crate::traffic::http::HttpConnection;
 use crate::traffic::packmime::Pair;
 use crate::traffic::packmime::{
     ConnectionPlanner, FlowArrivals, HttpVersion, RequestSizes, ResponseSizes, RttModel, RttSide,
@@ -19,7 +20,7 @@ use rand::Rng as _;
 
 pub(super) struct TcpConn {
     pub ends: [Endpoint; 2],
-    pub app: App,
+    pub app: Box<dyn Application>,
     /// When the application's timer is due.
     pub app_timer: Option<Time>,
     /// Counters at the end of the warm-up, to window the statistics.
@@ -31,7 +32,7 @@ pub(super) struct TcpConn {
 pub(super) enum FlowState {
     /// `cfg` indexes `Model::tcp_configs`; it sits beside the pointer so that finding an endpoint's
     /// configuration does not touch another cache line of the connection. So does `app_reads_data`
-    /// (`App::reads_data`): a bulk sink's data need not touch the application's line.
+    /// (`Application::reads_data`): a bulk sink's data need not touch the application's line.
     Tcp {
         cfg: u16,
         app_reads_data: bool,
@@ -209,17 +210,9 @@ impl Simulation<'_> {
             let stream = |kind: &str| rng::stream(self.model.seed, &format!("{kind}/{}", f.name));
             let ends =
                 Ends { slot: i as u32, class: f.class, route: f.route, reverse_route: f.reverse_route };
-            let state = match &f.kind {
-                FlowModelKind::TcpBulk { tcp, bytes } => {
-                    self.tcp_state(*tcp, ends, &f.name, App::Bulk(Bulk { bytes: *bytes }))
-                }
-                FlowModelKind::TcpFiles { tcp, rate, mean, shape } => {
-                    let files = Files::new(*rate, *mean, *shape, stream("files"));
-                    self.tcp_state(*tcp, ends, &f.name, App::Files(files))
-                }
-                FlowModelKind::Udp { size, interval, poisson, stop } => {
-                    FlowState::Udp(Box::new(UdpSource::new(*size, *interval, *poisson, *stop, stream("udp"))))
-                }
+            let state = match &f.traffic {
+                Traffic::Tcp { tcp, app } => self.tcp_state(*tcp, ends, &f.name, app.open(&stream)),
+                Traffic::Udp(u) => FlowState::Udp(Box::new(UdpSource::new(u, stream("udp")))),
             };
             let (src, dst, route, class, start) = (f.src, f.dst, f.route, f.class, f.start);
             let slot = self.add_flow(src, dst, route, class, None, state);
@@ -230,7 +223,7 @@ impl Simulation<'_> {
 
     /// A new connection; `name` names its random stream (`group/index` or `generator/serial`, with a
     /// group or generator keyed by its name, or by `{name}/{k}` if an earlier one has that name).
-    fn tcp_state(&self, cfg: u16, e: Ends, name: &str, app: App) -> FlowState {
+    fn tcp_state(&self, cfg: u16, e: Ends, name: &str, app: Box<dyn Application>) -> FlowState {
         let c = &self.model.tcp_configs[cfg as usize];
         let mut r = rng::stream(self.model.seed, &format!("tcp/{name}"));
         let mut phase = || if c.tick.0 > 0 { r.gen_range(0..c.tick.0) } else { 0 };
@@ -293,8 +286,9 @@ impl Simulation<'_> {
 
     /// Starts a connection's application and its handshake.
     fn open_tcp(&mut self, f: u32) {
-        let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state else { return };
-        self.app_cx.reset(self.now);
+        let flow = &mut self.flows[f as usize];
+        let FlowState::Tcp { conn, .. } = &mut flow.state else { return };
+        self.app_cx.reset(self.now, flow.class, flow.serial);
         conn.app.start(&mut self.app_cx);
         self.apply_app(f);
         self.with_endpoint(f, 0, |e, cfg, io| e.connect(cfg, io));
@@ -368,7 +362,7 @@ impl Simulation<'_> {
             return;
         }
         conn.app_timer = None;
-        self.app_cx.reset(self.now);
+        self.app_cx.reset(self.now, flow.class, flow.serial);
         conn.app.timer(&mut self.app_cx);
         self.apply_app(f);
         self.retire_if_closed(f);
@@ -391,9 +385,9 @@ impl Simulation<'_> {
                     self.with_endpoint(f, side, |e, cfg, io| e.on_packet(cfg, &pkt, io)).expect("TCP flow");
                 if (d.bytes > 0 && app_reads_data) || d.fin {
                     let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state else { return };
-                    self.app_cx.reset(self.now);
+                    self.app_cx.reset(self.now, class, serial);
                     if d.bytes > 0 {
-                        conn.app.delivered(side, d.bytes, &mut self.app_cx, class, serial);
+                        conn.app.delivered(side, d.bytes, &mut self.app_cx);
                     }
                     if d.fin {
                         conn.app.peer_closed(side, &mut self.app_cx);
@@ -502,7 +496,7 @@ impl Simulation<'_> {
         self.events.schedule(self.now + gap, Event::Connect(g));
         let slot = self.next_slot();
         let ends = Ends { slot, class, route: place.route, reverse_route: place.reverse_route };
-        let state = self.tcp_state(tcp, ends, &name, App::Http(Http::new(plan, delays)));
+        let state = self.tcp_state(tcp, ends, &name, Box::new(HttpConnection::new(plan, delays)));
         let f = self.add_flow(place.client, place.server, place.route, class, Some(g), state);
         debug_assert_eq!(f, slot);
         self.open_tcp(f);
@@ -521,7 +515,7 @@ impl Simulation<'_> {
         let (class, tcp) = (m.class, m.tcp);
         let slot = self.next_slot();
         let ends = Ends { slot, class, route: place.route, reverse_route: place.reverse_route };
-        let app = App::Http(Http::new(vec![Pair { request, response, gap: 0.0 }], vec![0.0]));
+        let app = Box::new(HttpConnection::new(vec![Pair { request, response, gap: 0.0 }], vec![0.0]));
         let state = self.tcp_state(tcp, ends, &name, app);
         let f = self.add_flow(place.client, place.server, place.route, class, None, state);
         debug_assert_eq!(f, slot);

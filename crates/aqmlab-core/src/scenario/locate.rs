@@ -1,6 +1,6 @@
 //! Finds the line of a field path (`flows[1].tcp.mss`) in a TOML document, for error messages.
 
-use toml_edit::{DocumentMut, ImDocument, Item};
+use toml_edit::{DocumentMut, ImDocument, Item, Table, Value};
 
 /// 1-based line of the value at `path`, or of its nearest existing parent.
 pub fn line_of(text: &str, path: &str) -> Option<usize> {
@@ -41,6 +41,50 @@ pub fn without_each_key(text: &str, path: &str) -> Vec<(String, String)> {
             Some((key, without.to_string()))
         })
         .collect()
+}
+
+/// The document with `kind` moved first in every table that has it elsewhere, or None if there is none
+/// (or the text is not TOML): see `scenario::tagged`.
+pub fn kind_first(text: &str) -> Option<String> {
+    let mut doc = text.parse::<DocumentMut>().ok()?;
+    kind_first_in_item(doc.as_item_mut()).then(|| doc.to_string())
+}
+
+/// Whether `kind` is a key of a table but not its first.
+fn kind_is_late<'k>(mut keys: impl Iterator<Item = &'k str>) -> bool {
+    keys.next().is_some_and(|first| first != "kind") && keys.any(|k| k == "kind")
+}
+
+/// Orders `kind` before the other keys (sorting is stable), returning whether any table moved.
+fn kind_first_in_item(item: &mut Item) -> bool {
+    match item {
+        Item::Table(t) => kind_first_in_table(t),
+        Item::ArrayOfTables(a) => a.iter_mut().fold(false, |moved, t| kind_first_in_table(t) | moved),
+        Item::Value(v) => kind_first_in_value(v),
+        Item::None => false,
+    }
+}
+
+fn kind_first_in_table(t: &mut Table) -> bool {
+    let late = kind_is_late(t.iter().map(|(k, _)| k));
+    if late {
+        t.sort_values_by(|a, _, b, _| (b.get() == "kind").cmp(&(a.get() == "kind")));
+    }
+    t.iter_mut().fold(late, |moved, (_, v)| kind_first_in_item(v) | moved)
+}
+
+fn kind_first_in_value(value: &mut Value) -> bool {
+    match value {
+        Value::InlineTable(t) => {
+            let late = kind_is_late(t.iter().map(|(k, _)| k));
+            if late {
+                t.sort_values_by(|a, _, b, _| (b.get() == "kind").cmp(&(a.get() == "kind")));
+            }
+            t.iter_mut().fold(late, |moved, (_, v)| kind_first_in_value(v) | moved)
+        }
+        Value::Array(a) => a.iter_mut().fold(false, |moved, v| kind_first_in_value(v) | moved),
+        _ => false,
+    }
 }
 
 /// The field path of a `key = value` line (1-based) read from the text alone, for syntax errors, which
@@ -141,6 +185,17 @@ mod tests {
         assert_eq!(path_on_line(text, 8).as_deref(), Some("links[1].rate"));
         assert_eq!(path_on_line(text, 7), None, "a comment");
         assert_eq!(path_on_line(text, 4), None, "a header");
+    }
+
+    #[test]
+    fn moves_kind_first_in_every_table_that_has_it_later() {
+        let text = "[[links]]\na = \"x\"\nqueue = { limit = 3, kind = \"red\" }\n[[flows]]\nname = \"g\"\nkind = \"udp_cbr\"\n\
+                    [[flows]]\nkind = \"tcp_bulk\"\nname = \"h\"\n";
+        let moved = kind_first(text).expect("two tables with `kind` later");
+        assert!(moved.contains("queue = { kind = \"red\" , limit = 3}"), "only the order matters: {moved}");
+        assert!(moved.contains("[[flows]]\nkind = \"udp_cbr\"\nname = \"g\"\n"), "{moved}");
+        assert!(moved.contains("[[flows]]\nkind = \"tcp_bulk\"\nname = \"h\"\n"), "{moved}");
+        assert_eq!(kind_first(&moved), None, "nothing left to move");
     }
 
     #[test]

@@ -5,15 +5,17 @@
 
 pub mod build;
 pub mod error;
+pub mod flow_group;
 pub mod locate;
+pub mod tagged;
 pub mod units;
 
 pub use error::ScenarioError;
+pub use flow_group::FlowGroup;
 
 use crate::aqm::QueueConfig;
-use serde::de::{self, Deserializer, IntoDeserializer, MapAccess, Visitor};
 use serde::Deserialize;
-use units::{Bytes, Duration, Rate};
+use units::{Duration, Rate};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -197,141 +199,6 @@ impl NodeSel {
             NodeSel::Many(v) => v.clone(),
         }
     }
-}
-
-/// How the flows of a group are spread over `src` × `dst`.
-#[derive(Clone, Copy, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Pairing {
-    /// Flow i: src[i mod |src|] → dst[i mod |dst|].
-    #[default]
-    Zip,
-    /// Flow i: the (i mod |src|·|dst|)-th of all (src, dst) combinations, src-major.
-    Cross,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowKind {
-    /// A TCP connection from src to dst sending `bytes` (forever if absent).
-    TcpBulk,
-    /// UDP datagrams of `packet_size` at a constant `rate`.
-    UdpCbr,
-    /// UDP datagrams of `packet_size` with exponential gaps, mean rate `rate`.
-    UdpPoisson,
-    /// A persistent TCP connection carrying files that start at Poisson times (`file_rate` per second)
-    /// with Pareto sizes (`file_mean`, `file_shape`): study C's "HTTP-like" traffic.
-    TcpFiles,
-}
-
-/// When the flows of a group start.
-#[derive(Clone, Debug)]
-pub enum StartSpec {
-    At(Duration),
-    /// Flow i of n starts at `i · spread / n`.
-    Spread {
-        spread: Duration,
-    },
-    /// Uniformly random in [lo, hi), from the group's own stream.
-    Uniform {
-        uniform: [Duration; 2],
-    },
-}
-
-const START_FORMS: &str = "a time (\"1s\"), { spread = \"1s\" } or { uniform = [\"0s\", \"1s\"] }";
-
-/// By hand rather than `untagged`, so that a wrong key is named (serde's untagged enums only say that no
-/// variant matched) and errors inside a form keep their field path.
-impl<'de> Deserialize<'de> for StartSpec {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct StartVisitor;
-        fn at<'de, E: de::Error, V: IntoDeserializer<'de, E>>(v: V) -> Result<StartSpec, E> {
-            Duration::deserialize(v.into_deserializer()).map(StartSpec::At)
-        }
-        impl<'de> Visitor<'de> for StartVisitor {
-            type Value = StartSpec;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str(START_FORMS)
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<StartSpec, E> {
-                at(s)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<StartSpec, E> {
-                at(v)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<StartSpec, E> {
-                at(v)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<StartSpec, E> {
-                at(v)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StartSpec, A::Error> {
-                let key: Option<String> = map.next_key()?;
-                let start = match key.as_deref() {
-                    Some("spread") => StartSpec::Spread { spread: map.next_value()? },
-                    Some("uniform") => StartSpec::Uniform { uniform: map.next_value()? },
-                    Some(other) => {
-                        return Err(de::Error::custom(format!(
-                            "{START_FORMS}; `{other}` is neither `spread` nor `uniform`"
-                        )))
-                    }
-                    None => return Err(de::Error::custom(format!("{START_FORMS}, found an empty table"))),
-                };
-                if let Some(extra) = map.next_key::<String>()? {
-                    return Err(de::Error::custom(format!(
-                        "{START_FORMS}, one key only; found `{extra}` too"
-                    )));
-                }
-                Ok(start)
-            }
-        }
-        d.deserialize_any(StartVisitor)
-    }
-}
-
-impl Default for StartSpec {
-    fn default() -> Self {
-        StartSpec::At(Duration(0))
-    }
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowGroup {
-    /// Group name (default `group<k>`); also the default traffic class.
-    #[serde(default)]
-    pub name: String,
-    pub kind: FlowKind,
-    /// Number of flows (default 1, or one per pair with `between = "dumbbell"`).
-    pub count: Option<u32>,
-    /// `"dumbbell"`: flow i runs from left host i to right host i (`reverse = true`: right to left).
-    pub between: Option<String>,
-    #[serde(default)]
-    pub reverse: bool,
-    pub src: Option<NodeSel>,
-    pub dst: Option<NodeSel>,
-    #[serde(default)]
-    pub pairing: Pairing,
-    #[serde(default)]
-    pub start: StartSpec,
-    /// Flows stop sending at this time (UDP) — TCP bulk flows run until done or the end.
-    pub stop: Option<Duration>,
-    /// Traffic class for per-class counters (default: the group name).
-    pub class: Option<String>,
-    /// TCP options overriding the top-level `[tcp]` table.
-    pub tcp: Option<toml::Table>,
-    /// Bytes to send (TCP bulk); absent = unlimited.
-    pub bytes: Option<Bytes>,
-    /// Sending rate (UDP).
-    pub rate: Option<Rate>,
-    /// Datagram size on the wire (UDP), default 1000 B.
-    pub packet_size: Option<Bytes>,
-    /// Files per second (tcp_files).
-    pub file_rate: Option<f64>,
-    /// Mean file size (tcp_files), default 50 kB.
-    pub file_mean: Option<Bytes>,
-    /// Pareto shape of file sizes (tcp_files), default 1.3.
-    pub file_shape: Option<f64>,
 }
 
 /// A PackMime-HTTP generator (ns-2 `PackMimeHTTP`): new connections arrive at `rate` per second from
@@ -564,32 +431,45 @@ pub fn apply_overrides(text: &str, overrides: &[String], file: &str) -> Result<S
 
 /// Parses scenario text; `file` is used in error messages.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-    deserialize(text).map_err(|(path, inner)| {
-        // A tagged table (`queue = { kind = "red", limit = -3 }`) is read whole before its fields, so its
-        // errors carry the table's path only: the field at fault is the one whose removal clears it.
-        let at_fault = locate::without_each_key(text, &path).into_iter().find(|(key, rest)| {
-            key != "kind" && deserialize(rest).err().is_none_or(|(other, _)| other != path)
-        });
-        let (path, line) = match at_fault {
-            Some((key, _)) => {
-                let path = if path == "." { key } else { format!("{path}.{key}") };
-                let line = locate::line_of(text, &path);
-                (path, line)
-            }
-            None => {
-                let line = inner
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
-                    .or_else(|| locate::line_of(text, &path));
-                let path = match path.as_str() {
-                    "." => line.and_then(|l| locate::path_on_line(text, l)).unwrap_or_default(),
-                    _ => path,
-                };
-                (path, line)
-            }
-        };
-        ScenarioError { file: file.into(), line, path, message: toml_message(inner.message()) }
-    })
+    let first = match deserialize(text) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    // A table tagged by `kind` (`tagged.rs`) reads the fields written before `kind` with the table's path
+    // only: read again with `kind` first in every table, each field is read with its own path. The
+    // paths are the same in both texts, so lines are looked up in `text`.
+    let (kind_first, (path, inner)) = match locate::kind_first(text).map(|t| (deserialize(&t), t)) {
+        Some((Err(e), t)) => (Some(t), e),
+        _ => (None, first),
+    };
+    let searched = kind_first.as_deref().unwrap_or(text);
+    // A table tagged by serde (`delay = { kind = "uniform_ms", low_ms = -3 }`) is read whole before its
+    // fields, so its errors carry the table's path only: the field at fault is the one whose removal
+    // clears it.
+    let at_fault = locate::without_each_key(searched, &path)
+        .into_iter()
+        .find(|(key, rest)| key != "kind" && deserialize(rest).err().is_none_or(|(other, _)| other != path));
+    let (path, line) = match at_fault {
+        Some((key, _)) => {
+            let path = if path == "." { key } else { format!("{path}.{key}") };
+            let line = locate::line_of(text, &path);
+            (path, line)
+        }
+        None => {
+            let span_line =
+                || inner.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let line = match kind_first {
+                Some(_) => locate::line_of(text, &path),
+                None => span_line().or_else(|| locate::line_of(text, &path)),
+            };
+            let path = match path.as_str() {
+                "." => line.and_then(|l| locate::path_on_line(text, l)).unwrap_or_default(),
+                _ => path,
+            };
+            (path, line)
+        }
+    };
+    Err(ScenarioError { file: file.into(), line, path, message: toml_message(inner.message()) })
 }
 
 /// The TOML parser's message, or what was expected where it gives none (`key =` with no value).

@@ -1,8 +1,52 @@
-//! UDP sources: constant bit rate, or Poisson (exponential gaps) with the same mean rate.
+//! UDP sources (`udp_cbr`, `udp_poisson`): constant bit rate, or Poisson (exponential gaps) with the
+//! same mean rate.
 
 use crate::net::{Packet, PacketArena, PacketId, Proto};
-use crate::sim::{Rng, Time};
+use crate::scenario::build::{GroupCx, Traffic};
+use crate::scenario::flow_group::{flow_group, GroupKind};
+use crate::scenario::units::{Bytes, Duration, Rate};
+use crate::scenario::ScenarioError;
+use crate::sim::{time, Rng, Time};
 use rand_distr::{Distribution, Exp1};
+
+flow_group! {
+    /// A `udp_cbr` group, or with `POISSON` a `udp_poisson` one.
+    pub struct UdpGroup<const POISSON: bool> {
+        /// Sending rate (required; the mean rate with `POISSON`).
+        pub rate: Option<Rate>,
+        /// Datagram size on the wire, default 1000 B.
+        pub packet_size: Option<Bytes>,
+        /// The flows stop sending at this time (default: the end of the run).
+        pub stop: Option<Duration>,
+    }
+}
+
+impl<const POISSON: bool> GroupKind for UdpGroup<POISSON> {
+    fn traffic(&self, cx: &mut GroupCx) -> Result<Traffic, ScenarioError> {
+        let rate = self.rate.ok_or_else(|| cx.err("rate", "a sending rate for a UDP flow group"))?;
+        let size = self.packet_size.map(|b| b.0).unwrap_or(1000);
+        if size == 0 || size > 65_535 {
+            return Err(cx.err("packet_size", "a datagram size between 1 and 65535 bytes"));
+        }
+        Ok(Traffic::Udp(UdpModel {
+            size: size as u32,
+            interval: time::tx_time(size as u32, rate.0),
+            poisson: POISSON,
+            stop: self.stop.map(|d| d.0).unwrap_or(cx.duration()),
+        }))
+    }
+}
+
+/// The datagrams of every flow of a group.
+#[derive(Clone, Debug)]
+pub struct UdpModel {
+    /// Datagram size, bytes.
+    pub size: u32,
+    /// Mean gap between datagrams.
+    pub interval: Time,
+    pub poisson: bool,
+    pub stop: Time,
+}
 
 pub struct UdpSource {
     size: u32,
@@ -19,12 +63,12 @@ pub struct UdpSource {
 }
 
 impl UdpSource {
-    pub fn new(size: u32, interval: Time, poisson: bool, stop: Time, rng: Rng) -> Self {
+    pub fn new(m: &UdpModel, rng: Rng) -> Self {
         UdpSource {
-            size,
-            interval,
-            poisson,
-            stop,
+            size: m.size,
+            interval: m.interval,
+            poisson: m.poisson,
+            stop: m.stop,
             rng,
             sent: 0,
             sent_at_warmup: 0,

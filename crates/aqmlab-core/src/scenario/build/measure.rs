@@ -1,0 +1,110 @@
+//! The run's length and what is measured: `duration`, `[measure]` (warm-up, sampled links, traced
+//! flows) and `[stop]`.
+
+use super::{Builder, Ctx};
+use crate::scenario::{Scenario, ScenarioError};
+
+/// The run's length, warm-up and sampling interval.
+pub(super) fn check_run(s: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
+    if s.duration.0 == 0 {
+        return Err(cx.err("duration", "a positive duration"));
+    }
+    if s.measure.warmup >= s.duration {
+        return Err(cx.err("measure.warmup", "a warm-up shorter than the duration"));
+    }
+    if s.measure.sample_interval.0 == 0 {
+        return Err(cx.err("measure.sample_interval", "a positive interval"));
+    }
+    Ok(())
+}
+
+impl Builder<'_> {
+    /// `[stop]`: (the class counted, or every class; the number of pairs).
+    pub(super) fn stop_after(&self) -> Result<Option<(Option<u16>, u64)>, ScenarioError> {
+        let Some(st) = &self.s.stop else { return Ok(None) };
+        if st.after_pairs == 0 {
+            return Err(self.cx.err("stop.after_pairs", "a positive number of pairs"));
+        }
+        let class = match &st.class {
+            None => None,
+            Some(c) => Some(self.classes.iter().position(|x| x == c).ok_or_else(|| {
+                self.cx.err(
+                    "stop.class",
+                    format!(
+                        "a traffic class of this scenario ({}); `{c}` is not one",
+                        self.classes.join(", ")
+                    ),
+                )
+            })? as u16),
+        };
+        Ok(Some((class, st.after_pairs)))
+    }
+
+    /// The link directions whose queues are sampled.
+    pub(super) fn sample_links(&self) -> Result<Vec<u32>, ScenarioError> {
+        let links = &self.net.links;
+        let mut sampled = Vec::new();
+        for (i, name) in self.s.measure.sample_links.iter().enumerate() {
+            if name == "all" {
+                return Ok((0..links.len() as u32).collect());
+            }
+            let index = links.iter().position(|l| l.name == *name).ok_or_else(|| {
+                self.cx.err(
+                    format!("measure.sample_links[{i}]"),
+                    format!("a link direction such as `{}`; `{name}` is not one", links[0].name),
+                )
+            })?;
+            sampled.push(index as u32);
+        }
+        Ok(sampled)
+    }
+
+    /// Every traced flow exists (`flows` of them do).
+    pub(super) fn check_trace_cwnd(&self, flows: usize) -> Result<(), ScenarioError> {
+        for (i, &f) in self.s.measure.trace_cwnd.iter().enumerate() {
+            if f as usize >= flows {
+                return Err(self
+                    .cx
+                    .err(format!("measure.trace_cwnd[{i}]"), format!("a flow id below {flows}")));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_scenarios::{error, model, two_hosts};
+
+    const FLOW: &str = "[[flows]]\nname = \"bulk\"\nkind = \"tcp_bulk\"\nsrc = \"h1\"\ndst = \"h2\"\n";
+
+    #[test]
+    fn the_run_needs_a_warm_up_shorter_than_its_duration() {
+        let e = error(&two_hosts("[measure]\nwarmup = \"10s\"\n"));
+        assert_eq!((e.path.as_str(), e.line), ("measure.warmup", Some(13)), "{e}");
+        let e = error(&two_hosts("").replace("\"10s\"", "0"));
+        assert_eq!(e.path, "duration", "{e}");
+    }
+
+    #[test]
+    fn sampled_links_are_named_directions_or_all() {
+        let m = model(&two_hosts("[measure]\nsample_links = [\"r->h2\", \"h1->r\"]\n"));
+        assert_eq!(m.sample_links, [2, 0]);
+        let m = model(&two_hosts("[measure]\nsample_links = [\"all\"]\n"));
+        assert_eq!(m.sample_links, [0, 1, 2, 3]);
+        let e = error(&two_hosts("[measure]\nsample_links = [\"h1->h2\"]\n"));
+        assert_eq!(e.path, "measure.sample_links[0]", "{e}");
+        assert!(e.message.contains("such as `h1->r`"), "{e}");
+    }
+
+    #[test]
+    fn traced_flows_and_the_stop_class_must_exist() {
+        let e = error(&two_hosts(&format!("[measure]\ntrace_cwnd = [1]\n{FLOW}")));
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("measure.trace_cwnd[0]", "a flow id below 1"));
+        let m = model(&two_hosts(&format!("{FLOW}[stop]\nafter_pairs = 5\nclass = \"bulk\"\n")));
+        assert_eq!(m.stop_after, Some((Some(0), 5)));
+        let e = error(&two_hosts(&format!("{FLOW}[stop]\nafter_pairs = 5\nclass = \"web\"\n")));
+        assert_eq!(e.path, "stop.class", "{e}");
+        assert!(e.message.contains("(bulk); `web` is not one"), "{e}");
+    }
+}
