@@ -4,7 +4,7 @@
 //! The endpoint never touches the network: it creates packets into [`TcpIo::out`] and asks for timers
 //! through [`TcpIo::timers`]; the engine routes the packets and schedules the events.
 
-use super::cc::AnyController;
+use super::cc::{Ack, AnyController};
 use super::rtt::RttEstimator;
 use super::timer::{LazyTimer, TimerOutcome};
 use super::{Recovery, TcpConfig, HEADER_BYTES};
@@ -122,12 +122,15 @@ pub struct Endpoint {
 
     // Line 1: the sender's window.
     snd_max: u64,
-    /// cwnd and ssthresh (16 bytes with NewReno alone: a larger controller needs a new layout).
+    /// The congestion controller: 24 bytes (NewReno's cwnd and ssthresh and the enum's tag; a
+    /// controller with more state keeps it behind a pointer).
     cc: AnyController,
     dupwnd: f64,
     recover: u64,
     /// The segment being timed for an RTT sample: (sequence it must be acked past, send time).
-    timing: Option<(u64, Time)>,
+    /// Sequence numbers start at 1, so the option takes no space of its own (16 bytes, where the
+    /// controller takes 24).
+    timing: Option<(NonZeroU64, Time)>,
 
     // Line 2: the timers (every segment sent cancels the delayed ACK), the counters every segment
     // moves, and what the receiver checks on every segment.
@@ -387,7 +390,7 @@ impl Endpoint {
         if self.snd_max > 0 {
             self.retransmits += 1;
         } else {
-            self.timing = Some((1, io.now));
+            self.timing = Some((NonZeroU64::MIN, io.now));
         }
         self.snd_nxt = 1;
         self.snd_max = 1;
@@ -405,7 +408,7 @@ impl Endpoint {
                     self.retransmits += 1;
                     self.timing = None;
                 } else {
-                    self.timing = Some((1, io.now));
+                    self.timing = Some((NonZeroU64::MIN, io.now));
                 }
                 self.state = State::SynReceived;
                 self.snd_nxt = 1;
@@ -487,7 +490,7 @@ impl Endpoint {
         if seq < self.snd_max {
             self.retransmits += 1;
         } else if self.timing.is_none() {
-            self.timing = Some((end, io.now));
+            self.timing = NonZeroU64::new(end).map(|end| (end, io.now));
         }
         self.emit(seq, len as u32, f, ecn, io);
         if seq == self.snd_nxt {
@@ -566,10 +569,11 @@ impl Endpoint {
         // An RTT sample ends the timer backoff, except on an ECN-Echo ACK while a one-segment window is
         // being backed off for ECN (TcpAgent::newack, FullTcpAgent::newack).
         self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece);
+        let segments = (ack - self.snd_una) as f64 / cfg.mss as f64;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         if !ece {
-            self.cc.on_ack();
+            self.cc.on_ack(&Ack { now: io.now, segments, srtt: self.rtt.srtt_secs() });
             self.ecn_backoff = false; // TcpAgent::recv_newack_helper
         }
         self.restart_or_cancel_rto(cfg, io);
@@ -590,7 +594,7 @@ impl Endpoint {
             self.cc.set_cwnd(deflated);
             self.dupwnd = 0.0;
         }
-        if matches!(self.timing, Some((end, _)) if ack >= end) {
+        if matches!(self.timing, Some((end, _)) if ack >= end.get()) {
             self.timing = None;
             self.rtt.backoff = 1;
         }
@@ -797,7 +801,7 @@ impl Endpoint {
     /// unless `hold_backoff`.
     fn take_rtt_sample(&mut self, ack: u64, now: Time, hold_backoff: bool) {
         if let Some((end, sent)) = self.timing {
-            if ack >= end {
+            if ack >= end.get() {
                 self.rtt.sample(now - sent, now);
                 if !hold_backoff {
                     self.rtt.backoff = 1;

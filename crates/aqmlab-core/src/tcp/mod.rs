@@ -79,7 +79,7 @@ pub struct TcpConfig {
     pub slow_start_restart: bool,
     /// Which ns-2 agent's fast recovery (and, with ECN, reaction to ECN-Echo and timeouts) to follow.
     pub recovery: Recovery,
-    /// The congestion controller (`"newreno"`, the only one so far).
+    /// The congestion controller (`"newreno"` or `"cubic"`).
     pub cc: ControllerKind,
 }
 

@@ -76,7 +76,7 @@ mod tests {
     fn errors_name_the_table_they_are_in() {
         let e = error(&two_hosts(&format!("[tcp]\nmss = \"big\"\n{}", group(""))));
         assert_eq!(e.path, "tcp.mss", "{e}");
-        let e = error(&two_hosts(&group("tcp = { cc = \"cubic\" }\n")));
+        let e = error(&two_hosts(&group("tcp = { cc = \"vegas\" }\n")));
         assert_eq!(e.path, "flows[0].tcp.cc", "{e}");
     }
 }

@@ -19,11 +19,24 @@
 //! Adding a controller: write `<name>.rs` with a type that implements [`Controller`] (named like its
 //! `registry!` variant), unit-test it there, and add one line to `registry!` below; `tcp.cc = "<name>"`
 //! then selects it. The registry is an enum rather than a boxed trait object: the window is read on
-//! every ACK and every send, and an enum keeps it inside the endpoint's cache line instead of behind a
-//! pointer (NewReno's 16 bytes fill exactly the place the layout asserts in `endpoint.rs` leave it).
+//! every ACK and every send, and an enum keeps NewReno's window inside the endpoint's cache line
+//! instead of behind a pointer. The layout asserts in `endpoint.rs` leave the enum 24 bytes: a
+//! controller with more state than two numbers keeps it in a `Box` (as [`cubic::Cubic`] does).
 
 use super::TcpConfig;
+use crate::sim::Time;
 use serde::de::{value, Error as _};
+
+/// What an ACK of new data tells a controller besides its arrival.
+#[derive(Clone, Copy, Debug)]
+pub struct Ack {
+    /// When it arrived.
+    pub now: Time,
+    /// Segments it newly acknowledges (bytes / MSS: fractional for a short segment).
+    pub segments: f64,
+    /// The smoothed RTT, seconds (0 before the first sample).
+    pub srtt: f64,
+}
 
 /// The window arithmetic of one sender. Windows count segments and may be fractional; the endpoint
 /// truncates `min(cwnd + recovery's inflation, max_window)` to whole segments when it sends.
@@ -41,7 +54,7 @@ pub trait Controller {
     fn ssthresh(&self) -> f64;
 
     /// An ACK of new data that carries no ECN-Echo (the endpoint does not open the window on ECE).
-    fn on_ack(&mut self);
+    fn on_ack(&mut self, ack: &Ack);
 
     /// Duplicate ACKs revealed a loss and the endpoint starts a fast retransmit (at most once per
     /// window of data).
@@ -137,6 +150,8 @@ macro_rules! registry {
 registry! {
     /// ns-2's `Agent/TCP/Newreno` window (RFC 5681 without byte counting).
     NewReno(newreno) = "newreno";
+    /// CUBIC (RFC 9438), with Linux's and ns-3's choices where the RFC leaves them open.
+    Cubic(cubic) = "cubic";
 }
 
 impl From<ControllerKind> for String {
@@ -159,7 +174,7 @@ mod tests {
         assert_eq!(ControllerKind::default().name(), NAMES[0]);
         assert_eq!(
             ControllerKind::try_from("reno".to_string()).unwrap_err(),
-            "unknown variant `reno`, expected `newreno`"
+            "unknown variant `reno`, expected `newreno` or `cubic`"
         );
     }
 }

@@ -2,7 +2,7 @@
 //! segments and opened per ACK, not per byte acknowledged. Fast recovery's inflation and deflation are
 //! the endpoint's (see the module docs of [`super`]).
 
-use super::Controller;
+use super::{Ack, Controller};
 use crate::tcp::TcpConfig;
 
 pub struct NewReno {
@@ -40,7 +40,7 @@ impl Controller for NewReno {
 
     /// Slow start +1 segment per ACK below ssthresh, congestion avoidance +1/cwnd (about one segment
     /// per window of ACKs) from it.
-    fn on_ack(&mut self) {
+    fn on_ack(&mut self, _ack: &Ack) {
         self.cwnd += if self.cwnd < self.ssthresh { 1.0 } else { 1.0 / self.cwnd };
     }
 
@@ -78,6 +78,9 @@ impl Controller for NewReno {
 mod tests {
     use super::*;
 
+    /// NewReno reads nothing from an ACK.
+    const ACK: Ack = Ack { now: 0, segments: 1.0, srtt: 0.1 };
+
     fn cfg(init_cwnd: f64, max_window: u32) -> TcpConfig {
         TcpConfig { init_cwnd, max_window, ..TcpConfig::default() }
     }
@@ -85,7 +88,7 @@ mod tests {
     /// Acknowledges each segment of one window (the whole segments of cwnd) separately.
     fn ack_one_window(cc: &mut NewReno) {
         for _ in 0..cc.cwnd() as u64 {
-            cc.on_ack();
+            cc.on_ack(&ACK);
         }
     }
 
@@ -110,10 +113,10 @@ mod tests {
     #[test]
     fn congestion_avoidance_adds_about_one_segment_per_window() {
         let mut cc = NewReno::in_congestion_avoidance(10.0);
-        cc.on_ack();
+        cc.on_ack(&ACK);
         assert_eq!(cc.cwnd(), 10.1, "1/cwnd per ACK");
         for _ in 1..10 {
-            cc.on_ack();
+            cc.on_ack(&ACK);
         }
         // 10 + 1/10 + 1/10.1 + ...: just under one segment per window of ten ACKs.
         assert!((cc.cwnd() - 10.958_647_968_473_018).abs() < 1e-12, "{}", cc.cwnd());
