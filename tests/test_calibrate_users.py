@@ -9,39 +9,20 @@ import pytest
 
 from aqmlab import calibrate as calib
 from test_cli import aqmlab as cli
+from test_http import SMALL_WEB
 
-# Users browsing one server over a 10 Mb/s core; the calibration widens the core to 1 Gb/s.
-SMALL_USERS = """\
-name = "small-users"
-duration = "300s"
-
-[measure]
-warmup = "10s"
-
-[[links]]
-a = "client"
-b = "R0"
-rate = "100Mbps"
-delay = "1ms"
-
-[[links]]
-a = "R0"
-b = "R1"
-rate = "10Mbps"
-delay = "20ms"
-
-[[links]]
-a = "R1"
-b = "server"
-rate = "100Mbps"
-delay = "1ms"
-
-[[web_users]]
+# Users browsing one server over test_http's 10 Mb/s core; the calibration widens the core to 1 Gb/s.
+SMALL_USERS = (
+    SMALL_WEB.split("[[http]]")[0]
+    .replace('duration = "30s"', 'duration = "300s"')
+    .replace('name = "small-web"', 'name = "small-users"')
+    + """[[web_users]]
 name = "users"
 clients = "client"
 servers = "server"
 users = 20
 """
+)
 
 
 def test_calibrate_finds_whole_users_for_the_target(tmp_path):
@@ -57,7 +38,7 @@ def test_calibrate_finds_whole_users_for_the_target(tmp_path):
     # Per-user load is about constant on the widened network (open-loop-like): the fit is a good model.
     per_user = [p.load_bps / p.rate for p in cal.points]
     assert max(per_user) / min(per_user) < 1.6, per_user
-    # SURGE's response sizes are heavy-tailed: over calibration seeds 1-5 the check lands -3 %..+32 %.
+    # SURGE's response sizes are heavy-tailed: over calibration seeds 1-5 the check lands -4 %..+31 %.
     assert cal.achieved == pytest.approx(0.5, rel=0.4)
 
 

@@ -101,24 +101,29 @@ def _queues(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]
     rate = links.set_index("link")["rate_bps"] if not links.empty else pd.Series(dtype=float)
     plots = []
     for what, column, unit in (("queue", "q_pkts", "packets"), ("queue_delay", "q_bytes", "ms")):
-        fig, axes = plt.subplots(
-            len(names), 1, figsize=(7.5, 1.9 * len(names) + 0.6), sharex=True, squeeze=False
-        )
-        for ax, name in zip(axes[:, 0], names, strict=True):
+        title = "Queue length" if what == "queue" else "Queueing delay (backlog / link rate)"
+        fig, panels = _time_panels(names, unit, title)
+        for ax, name in panels:
             s = q[q["link"] == name]
             y = s[column].to_numpy(dtype=float)
             if column == "q_bytes":
                 y = 8e3 * y / float(rate.get(name, math.nan))
             ax.plot(s["t"], y, lw=0.7)
-            ax.set_ylabel(unit)
-            ax.set_title(name, fontsize=9, loc="left")
-            ax.grid(alpha=0.3)
-        axes[-1, 0].set_xlabel("time (s)")
-        title = "Queue length" if what == "queue" else "Queueing delay (backlog / link rate)"
-        fig.suptitle(title)
         save_figure(fig, out / what, formats)
         plots.append(Plot(out / what, title))
     return plots
+
+
+def _time_panels(names: list, unit: str, title: str):
+    """A figure of one panel per name, stacked over a shared time axis; returns it and (axes, name)."""
+    fig, axes = plt.subplots(len(names), 1, figsize=(7.5, 1.9 * len(names) + 0.6), sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], names, strict=True):
+        ax.set_ylabel(unit)
+        ax.set_title(str(name), fontsize=9, loc="left")
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.suptitle(title)
+    return fig, list(zip(axes[:, 0], names, strict=True))
 
 
 def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
@@ -126,8 +131,8 @@ def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     if trace.empty:
         return []
     flows = sorted(trace["flow"].unique())[:MAX_PANELS]
-    fig, axes = plt.subplots(len(flows), 1, figsize=(7.5, 1.9 * len(flows) + 0.6), sharex=True, squeeze=False)
-    for ax, flow in zip(axes[:, 0], flows, strict=True):
+    fig, panels = _time_panels([f"flow {f}" for f in flows], "segments", "Congestion window")
+    for (ax, _), flow in zip(panels, flows, strict=True):
         s = trace[trace["flow"] == flow]
         ax.step(s["t"], s["cwnd"], where="post", lw=0.8, label="cwnd")
         ax.step(
@@ -138,12 +143,7 @@ def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
             ls="--",
             label="ssthresh",
         )
-        ax.set_ylabel("segments")
-        ax.set_title(f"flow {flow}", fontsize=9, loc="left")
-        ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8, loc="upper right")
-    axes[-1, 0].set_xlabel("time (s)")
-    fig.suptitle("Congestion window")
+    panels[0][0].legend(fontsize=8, loc="upper right")
     save_figure(fig, out / "cwnd", formats)
     return [Plot(out / "cwnd", "Congestion window of the traced flows")]
 
