@@ -78,6 +78,16 @@ def test_warnings_go_to_stderr_and_the_summary(tmp_path, tiny_text):
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert len(summary["warnings"]) == 1 and summary["warnings"][0].startswith(warning)
     assert api.validate(EXAMPLE)["warnings"] == []
+    # A sweep prints each combination's warnings once, with the combination, before it runs.
+    p = aqmlab(
+        "sweep", f, "--grid", 'flows.0.start="5s","0s"', "--seeds", "2", "--out", tmp_path / "sw", "-q"
+    )
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("aqmlab: warning:")]
+    assert (
+        len(lines) == 1 and "flows[0].start: 1 of the group's 1 flows start at or after the end" in lines[0]
+    )
+    assert lines[0].endswith('(in the runs with flows.0.start="5s")'), p.stderr
 
 
 def test_a_sweep_refuses_a_folder_of_another_plan_unless_forced(tmp_path):

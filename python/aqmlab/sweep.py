@@ -261,6 +261,8 @@ class Plan:
     sets: list[str]
     seeds: list[int]
     runs: list[RunSpec]
+    #: Settings legal but probably not meant, once per combination that has them (with its parameters).
+    warnings: list[str] = field(default_factory=list)
 
     def definition(self) -> dict:
         return {
@@ -317,16 +319,19 @@ def plan_sweep(
 
     runs: list[RunSpec] = []
     failures: list[str] = []
+    warnings: list[str] = []
     for combo in combos:
         params = dict(combo)
         overrides = [*sets, *(f"{k}={v}" for k, v in combo)]
         where = " ".join(f"{k}={v}" for k, v in combo)
+        in_runs = f" (in the runs with {where})" if where else ""
         error = None
         try:
-            _core.validate(text, label, overrides, seed_list[0])
+            desc = json.loads(_core.validate(text, label, overrides, seed_list[0]))
+            warnings += [w + in_runs for w in desc["warnings"]]
         except ValueError as e:  # reported with the run's parameters; or, if all fail, raised below
             error = str(e)
-            failures.append(error + (f" (in the runs with {where})" if where else ""))
+            failures.append(error + in_runs)
         for seed in seed_list:
             try:
                 resolved = _core.resolve(text, label, overrides, seed)
@@ -339,7 +344,7 @@ def plan_sweep(
             runs.append(RunSpec(run_hash(resolved, seed), params, seed, overrides, error))
     if failures and len(failures) == len(combos):
         raise SweepError(failures[0])
-    return Plan(text, label, g, z, sets, seed_list, runs)
+    return Plan(text, label, g, z, sets, seed_list, runs, warnings)
 
 
 # ------------------------------------------------------------------------------------------------ storage
@@ -593,6 +598,8 @@ class SweepResult:
     aggregate: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     cleaned: int = 0
     wall_s: float = 0.0
+    #: The plan's warnings (settings legal but probably not meant), as `aqmlab sweep` prints them.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -658,6 +665,7 @@ def run_sweep(
                 "todo": len(todo),
                 "invalid": len(invalid),
                 "cleaned": cleaned,
+                "warnings": plan.warnings,
             },
         )
 
@@ -699,4 +707,5 @@ def run_sweep(
         aggregate=aggregate,
         cleaned=cleaned,
         wall_s=time.perf_counter() - t0,
+        warnings=plan.warnings,
     )

@@ -26,7 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from aqmlab import sweep
-from aqmlab.cli.common import CliError, load, stdout_console
+from aqmlab.cli.common import CliError, load, stdout_console, warn
 
 EXIT_FAILED_RUNS = 1
 #: Failed runs listed in the final report (all of them are in OUT/failed.json).
@@ -46,6 +46,7 @@ class _Bar:
     def __call__(self, kind: str, info: dict) -> None:
         if kind == "start":
             self.counts["skipped"] = info["skipped"]
+            warn(info["warnings"])  # before the bar, and with --quiet too: as `aqmlab run` does
             if not self.enabled:
                 return
             if info["cleaned"]:
