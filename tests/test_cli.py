@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -219,3 +220,18 @@ def test_ctrl_c_prints_interrupted_and_exits_130(tmp_path):
     assert p.returncode == 130, err
     assert err.strip() == "interrupted"
     assert not (tmp_path / "run").exists()
+
+
+def test_runs_with_other_overrides_get_folders_of_their_own(example, tmp_path):
+    """The default folder is <name>-seed<N>, with -<hash> of the overrides when there are any; the CLI
+    prints it."""
+    short = ["--set", "duration=3", "--set", "measure.warmup=1"]
+    folders = []
+    for extra in ([], ["--set", "links.3.queue_ab.limit=20"], ["--set", "links.3.queue_ab.limit=40"]):
+        p = aqmlab("run", example, *short, *extra, "--quiet", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        folders.append(p.stdout.strip())
+    assert len(set(folders)) == 3 and all((tmp_path / f / "summary.json").exists() for f in folders)
+    assert re.fullmatch(r"results/\S+-seed\d+-[0-9a-f]{6}", folders[1]), folders
+    again = aqmlab("run", example, *short, "--set", "links.3.queue_ab.limit=40", "--quiet", cwd=tmp_path)
+    assert again.stdout.strip() == folders[2]

@@ -55,7 +55,12 @@ def build() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run a scenario and write its run folder", description="Run a scenario.")
     common(r)
     max_memory(r)
-    r.add_argument("--out", type=out_path, metavar="DIR", help="run folder (default results/<name>-seed<N>)")
+    r.add_argument(
+        "--out",
+        type=out_path,
+        metavar="DIR",
+        help="run folder (default results/<name>-seed<N>, plus -<hash> of the --set/--set-file overrides)",
+    )
     r.add_argument("--quiet", "-q", action="store_true", help="print only the run folder")
     v = sub.add_parser("validate", help="check a scenario and describe it", description="Check a scenario.")
     common(v)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import re
 import time
@@ -59,7 +60,9 @@ def main(args: argparse.Namespace) -> int:
     # Checks the scenario first (fast, and gives the duration for the progress bar).
     desc = api.validate(path, seed=args.seed, set=args.overrides, max_memory=args.max_memory)
     warn(desc["warnings"])
-    out_dir = Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario)
+    out_dir = (
+        Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario, args.overrides)
+    )
     progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
     try:
         # Written by api.run, so that pair records stream into the run folder as the run goes.
@@ -82,10 +85,14 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_folder(summary: dict, scenario_path: str) -> str:
+def _default_folder(summary: dict, scenario_path: str, overrides: list[str]) -> str:
+    """`<name>-seed<N>`, and with overrides `-<6 hex digits of their sha256>`, so that runs of one scenario
+    with other overrides do not replace each other's folder (the same overrides, in order, give the same
+    folder)."""
     name = summary.get("name") or Path(scenario_path).stem
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "run"
-    return f"{name}-seed{summary['seed']}"
+    tag = f"-{hashlib.sha256(chr(10).join(overrides).encode()).hexdigest()[:6]}" if overrides else ""
+    return f"{name}-seed{summary['seed']}{tag}"
 
 
 def print_summary(result: api.RunResult, out: Console) -> None:
