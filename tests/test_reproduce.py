@@ -4,6 +4,7 @@ the paper's own numbers and fail on deliberately wrong ones."""
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -167,3 +168,18 @@ def test_weigle_findings_run_the_same_checks_on_the_ns2_twin(monkeypatch):
     assert results[1].verdict == "NOT reproduced, nor by the reference simulator"
     assert "in 0 of 2 AQM rows" in results[1].reference, results[1].reference
     assert results[3].verdict == "NOT reproduced" and results[3].reference == ""
+
+
+def test_weigle_study_rates_count_the_offered_load_as_response_payload():
+    """By hand: 48.976 and 43.056 conn/s calibrated on the wire round to 48.98 and 43.06; the wire carries
+    3.678272 Mb/s where the responses carry 3.470953, a factor 1.059729, so the study runs 51.91 and 45.63."""
+    cal = {
+        "e2e_rate": 48.976,
+        "cross_rate": 43.056,
+        "e2e_load_at_first_estimate_mbps": 3.678272,
+        "e2e_payload_at_first_estimate_mbps": 3.470953,
+    }
+    assert weigle2005.study_rates(cal) == {"e2e_rate": 51.91, "cross_rate": 45.63}
+    for spec in weigle2005.runs(True, 1, cal):
+        rates = set(re.findall(r"^rate = ([0-9.]+)$", spec.scenario, re.M))
+        assert rates <= {"51.91", "45.63"} and "51.91" in rates, (spec.labels, rates)

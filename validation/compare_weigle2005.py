@@ -256,8 +256,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=RESULTS / "compare_weigle2005.md")
     a = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
-    cal = calibrated_rates(a.jobs)
-    settings = {**weigle2005.READING, "e2e_rate": cal["e2e_rate"], "cross_rate": cal["cross_rate"]}
+    study = {**weigle2005.READING, **weigle2005.study_rates(calibrated_rates(a.jobs))}
+    settings = dict(study)
     for kv in a.set:
         k, _, v = kv.partition("=")
         if k not in SETTINGS:
@@ -272,11 +272,7 @@ def main() -> None:
     cache = run_all(cells, seeds, a.pairs, settings, a.jobs)
     a.out.write_text(report(cells, seeds, a.pairs, settings, cache, a.tag) + "\n")
     print(a.out)
-    if a.cells == "default" and settings == {
-        **weigle2005.READING,
-        "e2e_rate": cal["e2e_rate"],
-        "cross_rate": cal["cross_rate"],
-    }:
+    if a.cells == "default" and settings == study:
         write_study_data(cells, seeds, a.pairs, settings, cache)
 
 
