@@ -7,10 +7,19 @@ The package in layers, each importing only those below it (docs/python.md): the 
 from aqmlab._core import __version__
 from aqmlab.scenario import ScenarioError, load_scenario, validate
 
-__all__ = ["RunResult", "ScenarioError", "__version__", "load_scenario", "run", "validate"]
+__all__ = [
+    "RunResult",
+    "ScenarioError",
+    "__version__",
+    "load_run",
+    "load_scenario",
+    "load_sweep",
+    "run",
+    "validate",
+]
 
 #: Loaded on first use: they bring pandas and pyarrow, which `import aqmlab` alone does not need.
-_FROM_API = ("RunResult", "run")
+_FROM_API = ("RunResult", "load_run", "run")
 
 
 def __getattr__(name: str) -> object:
@@ -18,4 +27,8 @@ def __getattr__(name: str) -> object:
         from aqmlab import api
 
         return getattr(api, name)
+    if name == "load_sweep":
+        from aqmlab.sweep import load_sweep
+
+        return load_sweep
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

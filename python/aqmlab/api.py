@@ -36,7 +36,7 @@ from aqmlab.scenario import (
     validate,
 )
 
-__all__ = ["RunResult", "ScenarioError", "load_scenario", "parse_size", "run", "validate"]
+__all__ = ["RunResult", "ScenarioError", "load_run", "load_scenario", "parse_size", "run", "validate"]
 
 #: The tables of a run, in the order they are written (``pairs`` is written separately, as it streams).
 TABLES = (
@@ -550,6 +550,27 @@ class RunResult:
         if self.pairs_path is not None and self.pairs_path.parent == tmp:
             self.pairs_path = final / PAIRS_FILE
         return final
+
+
+def load_run(folder: str | os.PathLike) -> RunResult:
+    """The :class:`RunResult` of a run folder (written by ``run(..., out=)``, ``aqmlab run`` or a sweep), as
+    :func:`run` returned it: the summary, the tables, and the streamed tables and pair records read from
+    their files on access."""
+    folder = Path(folder)
+    summary_path = folder / "summary.json"
+    if not summary_path.exists():
+        raise FileNotFoundError(f"{folder}: not a run folder (no summary.json)")
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    streamed = {name: folder / f"{name}.parquet" for name in STREAMED}
+    pairs = folder / PAIRS_FILE
+    return RunResult(
+        summary=summary,
+        **{name: pd.read_parquet(folder / f"{name}.parquet") for name in TABLES if name not in STREAMED},
+        raw={},
+        scenario_text=summary.get("scenario_original", summary.get("scenario", "")),
+        pairs_path=pairs if pairs.exists() else None,
+        table_paths=streamed,
+    )
 
 
 def _nan(v: float | None) -> float:

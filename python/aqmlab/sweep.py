@@ -43,6 +43,7 @@ __all__ = [
     "SweepError",
     "SweepResult",
     "build_aggregate",
+    "load_sweep",
     "parse_assignment",
     "plan_sweep",
     "run_hash",
@@ -608,6 +609,31 @@ class SweepResult:
 
 #: A progress event: ``kind`` is "start" (with the counts), "done", "failed" or "skipped".
 ProgressCallback = Callable[[str, dict], object]
+
+
+def load_sweep(out: str | os.PathLike) -> SweepResult:
+    """The :class:`SweepResult` of a sweep folder, as :func:`run_sweep` returned it: the counts from
+    ``sweep.json`` and the run folders (``done`` 0, as nothing is simulated now; ``skipped`` the runs
+    complete on disk), the failures of ``failed.json`` and the aggregate table. Each run is a run folder
+    under ``out/runs/<hash>`` for :func:`aqmlab.api.load_run`."""
+    out = Path(out)
+    plan_path = out / "sweep.json"
+    if not plan_path.exists():
+        raise FileNotFoundError(f"{out}: not a sweep folder (no sweep.json)")
+    hashes = [r["hash"] for r in json.loads(plan_path.read_text(encoding="utf-8"))["runs"]]
+    failed_path = out / "failed.json"
+    aggregate_path = out / "aggregate.parquet"
+    return SweepResult(
+        out=out,
+        total=len(hashes),
+        unique=len(set(hashes)),
+        done=0,
+        skipped=sum(is_complete(out / "runs" / h) for h in set(hashes)),
+        failed=json.loads(failed_path.read_text(encoding="utf-8")) if failed_path.exists() else [],
+        aggregate=pd.read_parquet(aggregate_path)
+        if aggregate_path.exists()
+        else build_aggregate(out, write=False),
+    )
 
 
 def run_sweep(
