@@ -206,8 +206,14 @@ def test_ctrl_c_prints_interrupted_and_exits_130(tmp_path):
     # A run of several seconds; SIGINT once the interpreter is inside the simulation.
     args = ["run", ROOT / "scenarios" / "bench-dumbbell.toml"]
     args += ["--set", "dumbbell.pairs=1000", "--set", "duration=600s", "--out", tmp_path / "run"]
+    # SIGINT restored for the child: a shell runs background jobs (`make test &`) with SIGINT ignored, and
+    # Python then keeps ignoring it instead of raising KeyboardInterrupt.
     p = subprocess.Popen(
-        [*AQMLAB, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*AQMLAB, *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # The run's staging folder appears once the scenario is built and the simulation starts; a fixed sleep
     # sent the signal during start-up's imports on a loaded machine.
