@@ -470,6 +470,6 @@ STUDY = Study(
         "that of the forward end-to-end HTTP class.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
-    full_runtime="628 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
-    "runs), measured end to end on 2026-11-23 with the loads counted on the wire (6 % lower than now)",
+    full_runtime="597 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
+    "runs), measured end to end with /usr/bin/time on 2026-11-24",
 )
