@@ -59,11 +59,6 @@ def _html(df: pd.DataFrame) -> str:
     return df.to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.4g}")
 
 
-def _read(folder: Path, name: str) -> pd.DataFrame:
-    path = folder / f"{name}.parquet"
-    return pd.read_parquet(path) if path.exists() else pd.DataFrame()
-
-
 def _run_content(folder: Path):
     s = json.loads((folder / "summary.json").read_text())
     facts = [
@@ -78,7 +73,7 @@ def _run_content(folder: Path):
         ("overrides", " ".join(s.get("overrides") or []) or "none"),
     ]
     tables = []
-    links = _read(folder, "links")
+    links = plot.read_table(folder, "links")
     if not links.empty:
         top = links.sort_values("utilization", ascending=False).head(MAX_LINKS)
         tables.append(
@@ -102,7 +97,7 @@ def _run_content(folder: Path):
                 f"{len(links)} link directions; queueing delay = time-average backlog / rate.",
             )
         )
-    flows = _read(folder, "flows")
+    flows = plot.read_table(folder, "flows")
     if not flows.empty:
         g = flows.groupby("group", sort=False)
         tables.append(
@@ -123,7 +118,7 @@ def _run_content(folder: Path):
             )
         )
     for name, title in (("classes", "Traffic classes"), ("responses", "Response times (s)")):
-        df = _read(folder, name)
+        df = plot.read_table(folder, name)
         if not df.empty:
             tables.append(_Table(title, _html(df)))
     return f"Run {s.get('name')} (seed {s.get('seed')})", facts, s.get("warnings") or [], tables
@@ -131,10 +126,10 @@ def _run_content(folder: Path):
 
 def _sweep_content(folder: Path):
     plan = json.loads((folder / "sweep.json").read_text())
-    agg = _read(folder, "aggregate")
+    agg = plot.read_table(folder, "aggregate")
     failed_path = folder / "failed.json"
     failed = json.loads(failed_path.read_text()) if failed_path.exists() else []
-    params = [p for p in [*plan.get("grid", {}), *plan.get("zip", {})] if p in agg.columns]
+    params = plot.swept_params(plan, agg)
     facts = [
         ("scenario", plan.get("scenario_file")),
         (
@@ -168,15 +163,12 @@ def _sweep_content(folder: Path):
 def _per_config(agg: pd.DataFrame, params: list[str]) -> pd.DataFrame:
     """One row per configuration: the busiest link's utilization, mean queue and loss, and each class's
     goodput, as mean ± 95 % interval over its seeds."""
-    util = agg[(agg["scope"] == "link") & (agg["metric"] == "utilization")]
-    link = util.groupby("entity")["value"].mean().idxmax() if not util.empty else None
-    columns = (
-        [("link", link, m, 1.0, f"{link} {m}") for m in ("utilization", "q_mean_pkts", "loss_rate")]
-        if link
-        else []
-    )
-    classes = sorted(agg.loc[(agg["scope"] == "class") & (agg["metric"] == "goodput_bps"), "entity"].unique())
-    columns += [("class", c, "goodput_bps", 1e-6, f"{c} goodput Mb/s") for c in classes]
+    columns = [
+        (scope, entity, metric, 1e-6, f"{entity} goodput Mb/s")
+        if metric == "goodput_bps"
+        else (scope, entity, metric, 1.0, f"{entity} {metric}")
+        for scope, entity, metric in plot.summary_metrics(agg)
+    ]
     rows = []
     for config, runs in agg.groupby(params, sort=False) if params else [((), agg)]:
         row = (

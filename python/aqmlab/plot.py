@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.patches import Ellipse  # noqa: E402
 
-__all__ = ["Plot", "is_sweep", "plot_folder", "save_figure"]
+__all__ = ["Plot", "is_sweep", "plot_folder", "read_table", "save_figure", "summary_metrics", "swept_params"]
 
 FORMATS = ("png", "svg")
 #: Sampled links drawn at most (the busiest first); a figure with more panels is unreadable.
@@ -74,7 +74,8 @@ def save_figure(fig, stem: Path, formats: Iterable[str] = FORMATS) -> None:
     plt.close(fig)
 
 
-def _table(folder: Path, name: str) -> pd.DataFrame:
+def read_table(folder: Path, name: str) -> pd.DataFrame:
+    """A Parquet table of a run or sweep folder, empty when the folder has none."""
     path = folder / f"{name}.parquet"
     return pd.read_parquet(path) if path.exists() else pd.DataFrame()
 
@@ -83,7 +84,7 @@ def _table(folder: Path, name: str) -> pd.DataFrame:
 
 
 def _run_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot]:
-    links = _table(folder, "links")
+    links = read_table(folder, "links")
     drawn = []
     for draw in (_queues, _cwnd, _goodput, _responses):
         drawn += draw(folder, links, out, formats)
@@ -93,7 +94,7 @@ def _run_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot
 def _queues(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     """Queue length (packets) and queueing delay (backlog ÷ link rate: what an arrival then waits) over
     time, one panel per sampled link, busiest first."""
-    q = _table(folder, "queue_samples")
+    q = read_table(folder, "queue_samples")
     if q.empty:
         return []
     busy = links.set_index("link")["utilization"] if not links.empty else pd.Series(dtype=float)
@@ -127,7 +128,7 @@ def _time_panels(names: list, unit: str, title: str):
 
 
 def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
-    trace = _table(folder, "cwnd_trace")
+    trace = read_table(folder, "cwnd_trace")
     if trace.empty:
         return []
     flows = sorted(trace["flow"].unique())[:MAX_PANELS]
@@ -149,7 +150,7 @@ def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
 
 
 def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
-    flows = _table(folder, "flows")
+    flows = read_table(folder, "flows")
     if flows.empty:
         return []
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
@@ -167,7 +168,7 @@ def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot
 
 def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     """Response-time CDF (0 to the 99th percentile) and CCDF (log-log) per class, from the histogram."""
-    bins = _table(folder, "response_bins")
+    bins = read_table(folder, "response_bins")
     if bins.empty:
         return []
     fig_cdf, ax_cdf = plt.subplots(figsize=(6.4, 4.2))
@@ -202,11 +203,10 @@ def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Pl
 
 
 def _sweep_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot]:
-    agg = _table(folder, "aggregate")
+    agg = read_table(folder, "aggregate")
     if agg.empty:
         return []
-    plan = json.loads((folder / "sweep.json").read_text())
-    params = [p for p in [*plan.get("grid", {}), *plan.get("zip", {})] if p in agg.columns]
+    params = swept_params(json.loads((folder / "sweep.json").read_text()), agg)
     agg = agg.assign(config=_config_labels(agg, params))
     plots = _boxes(agg, " × ".join(params), out, formats)
     plots += _delay_throughput(folder, agg, out, formats)
@@ -222,18 +222,29 @@ def _config_labels(agg: pd.DataFrame, params: list[str]) -> pd.Series:
     return agg[params].astype(str).apply(lambda r: ", ".join(f"{k}={v}" for k, v in r.items()), axis=1)
 
 
+def swept_params(plan: dict, agg: pd.DataFrame) -> list[str]:
+    """The swept keys of a sweep's definition (`sweep.json`) that are columns of its aggregate table."""
+    return [p for p in [*plan.get("grid", {}), *plan.get("zip", {})] if p in agg.columns]
+
+
 def _busiest_link(agg: pd.DataFrame) -> str | None:
     util = agg[(agg["scope"] == "link") & (agg["metric"] == "utilization")]
     return None if util.empty else str(util.groupby("entity")["value"].mean().idxmax())
 
 
-def _boxes(agg: pd.DataFrame, swept: str, out: Path, formats) -> list[Plot]:
-    """Box plots over seeds per configuration: the busiest link's utilization, mean queue and loss rate,
-    and each class's goodput."""
+def summary_metrics(agg: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(scope, entity, metric) a sweep is summarised by: the busiest link's utilization, mean queue and
+    loss rate, then each class's goodput (sorted by class)."""
     link = _busiest_link(agg)
-    panels = [("link", link, m) for m in ("utilization", "q_mean_pkts", "loss_rate")] if link else []
+    metrics = [("link", link, m) for m in ("utilization", "q_mean_pkts", "loss_rate")] if link else []
     classes = agg.loc[(agg["scope"] == "class") & (agg["metric"] == "goodput_bps"), "entity"].unique()
-    panels += [("class", c, "goodput_bps") for c in sorted(classes)[:MAX_PANELS]]
+    return metrics + [("class", c, "goodput_bps") for c in sorted(classes)]
+
+
+def _boxes(agg: pd.DataFrame, swept: str, out: Path, formats) -> list[Plot]:
+    """Box plots over seeds per configuration of the summary metrics (at most MAX_PANELS classes)."""
+    metrics = summary_metrics(agg)
+    panels = [m for m in metrics if m[0] == "link"] + [m for m in metrics if m[0] == "class"][:MAX_PANELS]
     if not panels:
         return []
     configs = list(dict.fromkeys(agg["config"]))
@@ -263,8 +274,8 @@ def _delay_throughput(folder: Path, agg: pd.DataFrame, out: Path, formats) -> li
         return []
     points = []
     for (run, config), _ in agg.groupby(["run", "config"]):
-        links = _table(folder / "runs" / str(run), "links")
-        flows = _table(folder / "runs" / str(run), "flows")
+        links = read_table(folder / "runs" / str(run), "links")
+        flows = read_table(folder / "runs" / str(run), "flows")
         if links.empty or flows.empty:
             continue
         row = links.set_index("link").loc[link]
