@@ -37,9 +37,9 @@ applicable:
   FullTcp holds a sub-MSS segment while data is unacknowledged and aqmlab's TCP does not.
 - ``server box only`` (ns-2 Nagle off): only the server-side DelayBox (R1, PackMimeHTTPXmit type 1),
   ns-2 ``delaybox=server nodelay=1`` against aqmlab with only the R1 box (one draw ``d`` per flow, applied
-  both ways, round trip ``2d``). ns-2.35's DelayBox draws the two directions of a FullTcp flow
-  independently (see the report), so its round trip gets ``a + b``; the variant ``independent draw per
-  direction`` mirrors that in aqmlab with two ``packmime_rtt`` server-side boxes, each applied to one
+  both ways, round trip ``2d``), as ns-2.35's DelayBox does (see the report); the variant ``independent
+  draw per direction`` shows what a round trip ``a + b`` of two draws would give (what an earlier twin
+  without the ``Flags`` packet header did), with two ``packmime_rtt`` server-side boxes, each applied to one
   direction only: at R0 serving the client (``direction = "from_served"``: requests and ACKs) and at R1
   serving the server (``from_served``: responses). (aqmlab lets each host be served by one box, hence
   R0; where a pure delay sits on the nearly idle path does not matter.)

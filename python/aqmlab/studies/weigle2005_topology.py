@@ -112,7 +112,8 @@ def scenario(
 
     flows = []
     http = []
-    # ns-2 FullTcp (PackMime's TCP): Nagle on; its DelayBox draws each direction's delay separately.
+    # ns-2 FullTcp (PackMime's TCP): Nagle on. Each DelayBox gives a flow one delay for both directions
+    # (ns-2's symmetric_ default, measured on the twin: equal delays for every flow).
     tcp = {"mss": 1460, "max_window": 30, "ecn": True, "nagle": True}
     if long_lived:
         src0, sink0 = hosts("ll0src", "R0", "1Mbps", "server"), hosts("ll0sink", "R7", "1Mbps", "client")
@@ -159,7 +160,6 @@ def scenario(
                         "node": router,
                         "serves": served,
                         "delay": {"kind": "packmime_rtt", "side": side, "rate": e2e_rate},
-                        "per_direction": True,
                     }
                 )
     label = "-".join(combo) or "uncongested"

@@ -322,8 +322,8 @@ pub struct DelayBoxSpec {
     /// Which packets of a served flow are delayed.
     #[serde(default)]
     pub direction: DelayDirection,
-    /// Draw the two directions' delays independently. ns-2.35's DelayBox does this for FullTcp (the
-    /// SYN-ACK opens a new flow entry), so PackMime scenarios mirroring ns-2 set it.
+    /// Draw the two directions' delays independently. ns-2.35's DelayBox does not (its `symmetric_`
+    /// default gives the SYN-ACK's direction the SYN's delay), so scenarios mirroring ns-2 leave it off.
     #[serde(default)]
     pub per_direction: bool,
 }
