@@ -42,7 +42,7 @@ def test_result_tables(example):
     assert r.raw["summary"]["events"] == r.summary["events"]
     # queue_samples carry the link name, not the engine's index.
     assert r.queue_samples["link"].unique().tolist() == ["r1->r2"]
-    assert list(r.queue_samples.columns) == ["link", "t", "q_pkts", "q_bytes"]
+    assert list(r.queue_samples.columns) == ["link", "t", "q_pkts", "q_bytes", "sojourn_s"]
     assert list(r.cwnd_trace.columns) == ["flow", "t", "cwnd", "ssthresh", "timeouts"]
     # Unsampled links have NaN (JSON null) sample statistics, as float columns.
     assert r.links["q_sample_mean_pkts"].dtype == "float64"
@@ -160,3 +160,45 @@ def test_write_refuses_to_replace_something_that_is_not_a_run_folder(example, tm
             r.write(tmp_path / target)
     assert (tmp_path / "data" / "precious.csv").read_text() == "1,2,3"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "file"]
+
+
+def test_delay_and_throughput_measures_reach_the_run_folder(tmp_path):
+    """Queueing delays (links, queue samples), one-way delays and a finite transfer's completion (flows)
+    and the flow series are written to the run folder and read back by load_run."""
+    links = TINY_DICT["links"]
+    scenario = {
+        **TINY_DICT,
+        # A buffer larger than the windows: nothing is lost, so the transfer's handshake completes.
+        "links": [links[0], {**links[1], "queue": {"kind": "droptail", "limit": 1000}}],
+        "measure": {"sample_links": ["r->h2"], "sample_interval": "100ms", "flow_series": True},
+        "flows": [
+            {"kind": "tcp_bulk", "src": "h1", "dst": "h2", "count": 2},
+            {"kind": "udp_cbr", "src": "h1", "dst": "h2", "rate": "1Mbps"},
+            {"kind": "tcp_bulk", "src": "h1", "dst": "h2", "bytes": "20kB", "start": "0.5s"},
+        ],
+    }
+    r = aqmlab.run(scenario, out=tmp_path / "run")
+    assert (tmp_path / "run" / "flow_series.parquet").is_file()
+    loaded = aqmlab.load_run(tmp_path / "run")
+    for res in (r, loaded):
+        link = res.links.set_index("link").loc["r->h2"]
+        quantiles = [link[f"sojourn_{s}_s"] for s in ("p50", "p90", "p99", "max")]
+        assert quantiles == sorted(quantiles) and 0 < link["sojourn_mean_s"] <= link["sojourn_max_s"]
+        flows = res.flows.set_index("flow")
+        assert (flows["owd_min_s"] <= flows["owd_mean_s"]).all()
+        assert (flows["owd_mean_s"] <= flows["owd_max_s"]).all() and (flows["jitter_s"] >= 0).all()
+        transfer = flows.loc[3]
+        assert transfer["transfer_bytes"] == 20_000 and transfer["fct_s"] > 0
+        assert transfer["transfer_end_s"] == pytest.approx(transfer["start_s"] + transfer["fct_s"])
+        assert (
+            flows.loc[[0, 1, 2], "fct_s"].isna().all() and (flows.loc[[0, 1, 2], "transfer_bytes"] == 0).all()
+        )
+        assert list(res.queue_samples.columns) == ["link", "t", "q_pkts", "q_bytes", "sojourn_s"]
+        assert res.queue_samples["sojourn_s"].max() <= link["sojourn_max_s"]
+        series = res.flow_series
+        assert list(series.columns) == ["flow", "t", "bytes_delivered"] and len(series) == 4 * 20
+        per_flow = series.groupby("flow")["bytes_delivered"].sum()
+        assert per_flow.to_dict() == flows["bytes_delivered"].to_dict()
+    # Off by default: the table is there, empty.
+    plain = aqmlab.run(TINY_DICT)
+    assert plain.flow_series.empty and list(plain.flow_series.columns) == ["flow", "t", "bytes_delivered"]

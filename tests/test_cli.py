@@ -19,7 +19,7 @@ from conftest import ROOT
 # The console script installed next to this interpreter (as `make` installs it), else the module.
 _SCRIPT = Path(sys.executable).parent / "aqmlab"
 AQMLAB = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "aqmlab.cli"]
-TABLES = ["links", "link_classes", "flows", "queue_samples", "cwnd_trace"]
+TABLES = ["links", "link_classes", "flows", "queue_samples", "cwnd_trace", "flow_series"]
 
 
 def aqmlab(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -23,7 +23,7 @@ AQMLAB = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "aqmlab.
 #: The example scenario made short: a run takes a fraction of a second.
 SHORT = ["duration=3", "measure.warmup=1"]
 QUEUES = 'links.3.queue_ab={kind="red"},{kind="pi"}'
-TABLES = ["links", "link_classes", "flows", "queue_samples", "cwnd_trace"]
+TABLES = ["links", "link_classes", "flows", "queue_samples", "cwnd_trace", "flow_series"]
 
 
 def aqmlab(*args: str) -> subprocess.CompletedProcess:

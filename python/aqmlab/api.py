@@ -45,6 +45,7 @@ TABLES = (
     "flows",
     "queue_samples",
     "cwnd_trace",
+    "flow_series",
     "classes",
     "generators",
     "responses",
@@ -93,9 +94,15 @@ PAIRS_SCHEMA = pa.schema(
 
 #: The tables that grow with the run's length and stream to their Parquet files in batches as the run
 #: goes (``pairs`` too, with ``measure.pair_records``), so that they are never all in memory.
-STREAMED = ("queue_samples", "cwnd_trace")
+STREAMED = ("queue_samples", "cwnd_trace", "flow_series")
 QUEUE_SAMPLES_SCHEMA = pa.schema(
-    [("link", pa.string()), ("t", pa.float64()), ("q_pkts", pa.int64()), ("q_bytes", pa.int64())]
+    [
+        ("link", pa.string()),
+        ("t", pa.float64()),
+        ("q_pkts", pa.int64()),
+        ("q_bytes", pa.int64()),
+        ("sojourn_s", pa.float64()),
+    ]
 )
 CWND_TRACE_SCHEMA = pa.schema(
     [
@@ -106,6 +113,7 @@ CWND_TRACE_SCHEMA = pa.schema(
         ("timeouts", pa.int64()),
     ]
 )
+FLOW_SERIES_SCHEMA = pa.schema([("flow", pa.int64()), ("t", pa.float64()), ("bytes_delivered", pa.int64())])
 
 
 def run(
@@ -127,12 +135,13 @@ def run(
     run goes (in the run folder's temporary folder with ``out``, else in a temporary file that lives as
     long as the result); :attr:`RunResult.pairs` reads that file.
 
-    Queue samples and the window trace stream to ``queue_samples.parquet`` and ``cwnd_trace.parquet`` in
-    the same way (read back on first access of :attr:`RunResult.queue_samples` and
-    :attr:`RunResult.cwnd_trace`), so a run's memory does not grow with its length. A run whose tables
-    would need more memory than ``max_memory`` (see :func:`validate`; default half of the machine's
-    memory), or whose streamed tables more than the free disk space, is refused with ``ScenarioError``
-    before anything is allocated or written.
+    Queue samples, the window trace and the flow series stream to ``queue_samples.parquet``,
+    ``cwnd_trace.parquet`` and ``flow_series.parquet`` in the same way (read back on first access of
+    :attr:`RunResult.queue_samples`, :attr:`RunResult.cwnd_trace` and :attr:`RunResult.flow_series`),
+    so a run's memory does not grow with its length. A run whose tables would need more memory than
+    ``max_memory`` (see :func:`validate`; default half of the machine's memory), or whose streamed
+    tables more than the free disk space, is refused with ``ScenarioError`` before anything is
+    allocated or written.
     """
     text, label = load_scenario(scenario)
     overrides = [str(s) for s in set]
@@ -251,8 +260,8 @@ class _PairSink(_ParquetSink):
 
 class _Streams:
     """The ``records`` callback of ``_core.run``: each batch of a streamed table (``queue_samples``,
-    ``cwnd_trace`` and, with pair records, ``pairs``) is appended to its Parquet file in ``folder``, so
-    that these tables are never all in memory. Queue samples get their link's name."""
+    ``cwnd_trace``, ``flow_series`` and, with pair records, ``pairs``) is appended to its Parquet file
+    in ``folder``, so that these tables are never all in memory. Queue samples get their link's name."""
 
     def __init__(self, folder: Path, classes: list[str], link_names: list[str], pairs: bool) -> None:
         links = pa.array(link_names, pa.string())
@@ -264,12 +273,18 @@ class _Streams:
         def trace(cols: dict) -> pa.Table:
             return _typed(cols, CWND_TRACE_SCHEMA)
 
+        def series(cols: dict) -> pa.Table:
+            return _typed(cols, FLOW_SERIES_SCHEMA)
+
         self.sinks: dict[str, _ParquetSink] = {}
         try:
             self.sinks["queue_samples"] = _ParquetSink(
                 folder / "queue_samples.parquet", QUEUE_SAMPLES_SCHEMA, samples
             )
             self.sinks["cwnd_trace"] = _ParquetSink(folder / "cwnd_trace.parquet", CWND_TRACE_SCHEMA, trace)
+            self.sinks["flow_series"] = _ParquetSink(
+                folder / "flow_series.parquet", FLOW_SERIES_SCHEMA, series
+            )
             if pairs:
                 self.sinks["pairs"] = _PairSink(folder / PAIRS_FILE, classes)
         except BaseException:
@@ -356,9 +371,9 @@ def _rows(rows: list[dict], columns: list[str] | None = None) -> pd.DataFrame:
 @dataclass
 class RunResult:
     """The outcome of one run: ``summary`` (dict) and the tables as pandas DataFrames. The tables that
-    grow with the run's length stream to Parquet files as :func:`run` goes: ``queue_samples`` and
-    ``cwnd_trace`` are read from theirs on first access, ``pairs`` (the request/response records, with
-    ``measure.pair_records``) at every access."""
+    grow with the run's length stream to Parquet files as :func:`run` goes: ``queue_samples``,
+    ``cwnd_trace`` and ``flow_series`` are read from theirs on first access, ``pairs`` (the
+    request/response records, with ``measure.pair_records``) at every access."""
 
     summary: dict
     links: pd.DataFrame
@@ -374,16 +389,17 @@ class RunResult:
     seed_override: int | None = field(default=None, repr=False)
     #: The ``pairs.parquet`` of this run (None when pair records are off).
     pairs_path: Path | None = field(default=None, repr=False)
-    #: The Parquet files of the streamed tables (``queue_samples``, ``cwnd_trace``) by name; a table
-    #: not in it was returned by the engine and is in ``frames``.
+    #: The Parquet files of the streamed tables (``queue_samples``, ``cwnd_trace``, ``flow_series``) by
+    #: name; a table not in it was returned by the engine and is in ``frames``.
     table_paths: dict[str, Path] = field(default_factory=dict, repr=False)
     #: The streamed tables read so far, and those the engine returned.
     frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
 
     @property
     def queue_samples(self) -> pd.DataFrame:
-        """Queue lengths of the sampled link directions: ``link``, ``t``, ``q_pkts``, ``q_bytes``. Read
-        from ``queue_samples.parquet`` on first access; for very long runs read that file in batches
+        """Queue lengths of the sampled link directions: ``link``, ``t``, ``q_pkts``, ``q_bytes``, and
+        ``sojourn_s`` (queueing delay of the last packet sent by ``t``). Read from
+        ``queue_samples.parquet`` on first access; for very long runs read that file in batches
         (``pyarrow.parquet.ParquetFile(r.table_paths["queue_samples"]).iter_batches()``)."""
         return self._streamed("queue_samples")
 
@@ -392,6 +408,13 @@ class RunResult:
         """The traced flows' windows at every change: ``flow``, ``t``, ``cwnd``, ``ssthresh``,
         ``timeouts``. Read from ``cwnd_trace.parquet`` on first access."""
         return self._streamed("cwnd_trace")
+
+    @property
+    def flow_series(self) -> pd.DataFrame:
+        """With ``measure.flow_series``, every flow's bytes delivered per sample interval: ``flow``, ``t``
+        (the interval's end), ``bytes_delivered`` (in the interval); empty otherwise. Read from
+        ``flow_series.parquet`` on first access."""
+        return self._streamed("flow_series")
 
     def _streamed(self, name: str) -> pd.DataFrame:
         if name not in self.frames:
@@ -421,6 +444,7 @@ class RunResult:
                 "t": pd.Series(qs.get("t", []), dtype="float64"),
                 "q_pkts": pd.Series(qs.get("q_pkts", []), dtype="int64"),
                 "q_bytes": pd.Series(qs.get("q_bytes", []), dtype="int64"),
+                "sojourn_s": pd.Series(qs.get("sojourn_s", []), dtype="float64"),
             }
         )
         ct = raw.get("cwnd_trace", {})
@@ -431,6 +455,14 @@ class RunResult:
                 "cwnd": pd.Series([_nan(v) for v in ct.get("cwnd", [])], dtype="float64"),
                 "ssthresh": pd.Series([_nan(v) for v in ct.get("ssthresh", [])], dtype="float64"),
                 "timeouts": pd.Series(ct.get("timeouts", []), dtype="int64"),
+            }
+        )
+        fs = raw.get("flow_series", {})
+        flow_series = pd.DataFrame(
+            {
+                "flow": pd.Series(fs.get("flow", []), dtype="int64"),
+                "t": pd.Series(fs.get("t", []), dtype="float64"),
+                "bytes_delivered": pd.Series(fs.get("bytes_delivered", []), dtype="int64"),
             }
         )
         rb = raw.get("response_bins", {})
@@ -458,7 +490,11 @@ class RunResult:
             # The streamed tables are read from their files unless the engine returned them.
             frames={
                 name: df
-                for name, df in (("queue_samples", queue_samples), ("cwnd_trace", cwnd_trace))
+                for name, df in (
+                    ("queue_samples", queue_samples),
+                    ("cwnd_trace", cwnd_trace),
+                    ("flow_series", flow_series),
+                )
                 if name in raw
             },
         )

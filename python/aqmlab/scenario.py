@@ -118,13 +118,14 @@ def validate(
     (``name``, ``seed``, ``duration_s``, ``warmup_s``, ``nodes``, ``links``, ``flows``, ``classes``),
     its ``warnings`` (settings that are legal but probably not meant, located like errors) and its
     resource ``estimate`` (flows, link directions, a bound of the packets in flight, queue samples,
-    window-trace rows and the memory of the run's tables, ``memory_bytes``, with ``parts``).
+    window-trace and flow-series rows and the memory of the run's tables, ``memory_bytes``, with
+    ``parts``).
 
     A scenario whose tables would need more memory than ``max_memory`` (bytes, or a size such as
     ``"2GB"``; default half of the machine's memory, given back as ``max_memory``) raises
     ``ScenarioError`` naming the setting to change, before anything is allocated. The tables that
-    stream to files as :func:`aqmlab.api.run` goes (queue samples, the window trace) count one batch in
-    memory, and their files are checked against the free space of the current folder."""
+    stream to files as :func:`aqmlab.api.run` goes (queue samples, the window trace, the flow series)
+    count one batch in memory, and their files are checked against the free space of the current folder."""
     text, label = load_scenario(scenario)
     check_seed(seed)
     limit = memory_limit(max_memory)

@@ -1,7 +1,8 @@
 //! A resource estimate of a run, made before anything is allocated: how many flows, link directions,
-//! packets in flight (at most), queue samples and window-trace rows the run holds, and the memory its
-//! in-memory tables need. [`load_checked`](crate::load_checked) refuses a scenario whose estimate is
-//! over a [`Limit`] (by default half of the machine's memory), naming the setting to change.
+//! packets in flight (at most), queue samples, window-trace rows and flow-series rows the run holds,
+//! and the memory its in-memory tables need. [`load_checked`](crate::load_checked) refuses a scenario
+//! whose estimate is over a [`Limit`] (by default half of the machine's memory), naming the setting to
+//! change.
 //!
 //! The estimate is made twice: from the parsed scenario, before the model is built (so that
 //! `count = 1000000000` is refused before a billion flows are allocated), and from the model, which
@@ -24,14 +25,19 @@ pub const CWND_ROW_BYTES: u64 = 220;
 /// Bytes per flow: its model, its slot in the engine (two TCP endpoints) and its row of the `flows`
 /// table (a JSON object, a Python dict, a DataFrame row).
 pub const FLOW_BYTES: u64 = 4096;
-/// Bytes per link direction: its model, queue, counters and row of the `links` table.
-pub const LINK_BYTES: u64 = 4096;
+/// Bytes per link direction: its model, queue, counters, queueing-delay histogram and row of the `links`
+/// table.
+pub const LINK_BYTES: u64 = 4096 + crate::metrics::sojourn::SOJOURN_BYTES;
 /// Bytes per packet in flight: the packet in the arena and its event.
 pub const PACKET_BYTES: u64 = std::mem::size_of::<crate::net::Packet>() as u64 + 32;
 /// Bytes per row of a streamed table in its Parquet file, an upper bound (a 100-flow dumbbell's 20.1
 /// million queue samples take 6.7 MB, 0.33 B each: most queues are empty most of the time).
 pub const QUEUE_SAMPLE_FILE_BYTES: u64 = 8;
 pub const CWND_ROW_FILE_BYTES: u64 = 16;
+/// Bytes per row of the flow series (three columns, the same path as the queue samples) in memory and in
+/// its file.
+pub const FLOW_SERIES_ROW_BYTES: u64 = 165;
+pub const FLOW_SERIES_ROW_FILE_BYTES: u64 = 8;
 /// The smallest packet (a TCP ACK), which bounds how many packets a wire or a byte-mode queue holds.
 const MIN_PACKET_BYTES: f64 = 40.0;
 
@@ -81,7 +87,8 @@ fn mem_total(meminfo: &str) -> Option<u64> {
 /// One table or store of the estimate.
 #[derive(Clone, Debug, Serialize)]
 pub struct Part {
-    /// `"flows"`, `"link directions"`, `"packets in flight"`, `"queue samples"`, `"cwnd trace rows"`.
+    /// `"flows"`, `"link directions"`, `"packets in flight"`, `"queue samples"`, `"cwnd trace rows"`,
+    /// `"flow series rows"`.
     pub what: &'static str,
     pub items: u64,
     /// Bytes per item.
@@ -114,6 +121,8 @@ pub struct Estimate {
     pub traced_flows: u64,
     /// An upper bound: one row per acknowledged segment at the flow's slowest link, and per timeout.
     pub cwnd_rows: u64,
+    /// Rows of the flow series (`measure.flow_series`): one per flow and sample.
+    pub flow_series_rows: u64,
     /// Connections the HTTP generators open, on average.
     pub http_connections: u64,
     pub memory_bytes: u64,
@@ -150,11 +159,10 @@ impl Estimate {
         };
         let (duration, warmup, interval) = (s.duration.0, s.measure.warmup.0, s.measure.sample_interval.0);
         // A zero interval or a warm-up past the end is an error the model reports itself.
-        let samples_per_link = if interval == 0 || warmup >= duration || sampled_links == 0 {
-            0
-        } else {
-            (duration - warmup) / interval + 1
-        };
+        let samples =
+            if interval == 0 || warmup >= duration { 0 } else { (duration - warmup) / interval + 1 };
+        let samples_per_link = if sampled_links == 0 { 0 } else { samples };
+        let series_samples = if s.measure.flow_series { samples } else { 0 };
         let http_connections = s
             .http
             .iter()
@@ -175,6 +183,7 @@ impl Estimate {
             samples_per_link,
             queue_samples: sampled_links.saturating_mul(samples_per_link),
             traced_flows: 0,
+            flow_series_rows: flows.saturating_mul(series_samples),
             http_connections,
             ..Estimate::default()
         };
@@ -215,6 +224,25 @@ impl Estimate {
                 ),
             ));
         }
+        if e.flow_series_rows > 0 {
+            e.parts.push(streamed_part(
+                streamed,
+                FLOW_SERIES_ROW_FILE_BYTES,
+                part(
+                    "flow series rows",
+                    e.flow_series_rows,
+                    FLOW_SERIES_ROW_BYTES,
+                    "measure.flow_series".into(),
+                    &format!(
+                        "{} flows sampled {} times each: sample less often (a larger \
+                         `measure.sample_interval`), turn `measure.flow_series` off or run shorter \
+                         (`duration`)",
+                        human_count(flows),
+                        human_count(series_samples)
+                    ),
+                ),
+            ));
+        }
         e.total();
         e
     }
@@ -223,15 +251,19 @@ impl Estimate {
     /// model was built from) with the packets in flight and the window trace.
     pub fn of_model(s: &Scenario, m: &Model, streamed: bool) -> Estimate {
         let mut e = Estimate::of_scenario(s, streamed);
+        // The scenario's flow count may differ from the model's (groups `between` a dumbbell).
+        let series_per_flow = e.flow_series_rows / e.flows.max(1);
         e.flows = m.flows.len() as u64;
         e.link_directions = m.links.len() as u64;
         e.sampled_links = m.sample_links.len() as u64;
         e.queue_samples = e.sampled_links.saturating_mul(e.samples_per_link);
+        e.flow_series_rows = e.flows.saturating_mul(series_per_flow);
         for p in &mut e.parts {
             match p.what {
                 "flows" => p.items = e.flows,
                 "link directions" => p.items = e.link_directions,
                 "queue samples" => p.items = e.queue_samples,
+                "flow series rows" => p.items = e.flow_series_rows,
                 _ => {}
             }
             let file_each = if p.streamed { p.file_bytes / p.items.max(1) } else { 0 };
@@ -582,6 +614,26 @@ between = "dumbbell"
         .unwrap_err();
         assert_eq!(ns.path, "measure.sample_interval");
         assert!(ns.message.contains("free disk space"), "{ns}");
+    }
+
+    /// The flow series: a row per flow and sample, streamed like the queue samples; far too many rows
+    /// are refused at `measure.flow_series`.
+    #[test]
+    fn flow_series_rows_are_counted_and_refused_when_too_many() {
+        let on = ["measure.flow_series=true", "measure.sample_links=[]"];
+        assert_eq!(estimate(DUMBBELL, &on[1..]).flow_series_rows, 0);
+        let e = estimate(DUMBBELL, &on);
+        assert_eq!(e.flow_series_rows, 100 * 50_001);
+        let p = e.parts.iter().find(|p| p.what == "flow series rows").unwrap();
+        assert_eq!(
+            (p.bytes, p.setting.as_str()),
+            (100 * 50_001 * FLOW_SERIES_ROW_BYTES, "measure.flow_series")
+        );
+        let overrides = [on[0].to_string(), on[1].to_string(), "measure.sample_interval=\"1ns\"".to_string()];
+        let disk = Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() };
+        let err = crate::load_checked(DUMBBELL, "t.toml", &overrides, None, disk, true).unwrap_err();
+        assert_eq!(err.path, "measure.flow_series", "{err}");
+        assert!(err.message.contains("100 flows sampled 50,000,000,001 times each"), "{err}");
     }
 
     #[test]

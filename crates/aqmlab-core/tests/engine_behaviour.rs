@@ -162,6 +162,11 @@ fn poisson_udp_into_drop_tail_matches_md1_mean_queue() {
     let rho: f64 = 0.8;
     let lq = rho * rho / (2.0 * (1.0 - rho));
     assert!((q - lq).abs() / lq < 0.05, "mean queue {q}, M/D/1 predicts {lq}");
+    // Mean wait in the queue: W = ρ / (2μ(1 − ρ)) with μ = 1/D = 1250 packets/s, 1.6 ms.
+    let mu = 1.0 / 0.8e-3;
+    let w = rho / (2.0 * mu * (1.0 - rho));
+    let sojourn = link(&r, "A->B").sojourn_mean_s;
+    assert!((sojourn - w).abs() / w < 0.05, "mean queueing delay {sojourn} s, M/D/1 predicts {w} s");
     let util = link(&r, "A->B").utilization;
     assert!((util - rho).abs() < 0.01, "utilization {util}");
 }

@@ -66,9 +66,9 @@ fn resolve(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) ->
 /// Runs a scenario and returns its results as JSON. `progress(sim_time_s)` is called every 0.5% of the
 /// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `records`,
 /// `records(table, batch_json)` receives the rows of the tables that grow with the run's length —
-/// `"queue_samples"`, `"cwnd_trace"` and, with `measure.pair_records`, `"pairs"` — in column-wise
-/// batches as the run goes (without it they come back in the result). Refused as `validate` refuses it when over
-/// `max_memory` or `disk_free`.
+/// `"queue_samples"`, `"cwnd_trace"`, `"flow_series"` and, with `measure.pair_records`, `"pairs"` — in
+/// column-wise batches as the run goes (without it they come back in the result). Refused as
+/// `validate` refuses it when over `max_memory` or `disk_free`.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None, records = None, max_memory = None, disk_free = None))]
 #[allow(clippy::too_many_arguments)]
@@ -114,6 +114,7 @@ fn run(
                         aqmlab_core::Batch::Pairs(b) => ("pairs", serde_json::to_string(b)),
                         aqmlab_core::Batch::QueueSamples(b) => ("queue_samples", serde_json::to_string(b)),
                         aqmlab_core::Batch::CwndTrace(b) => ("cwnd_trace", serde_json::to_string(b)),
+                        aqmlab_core::Batch::FlowSeries(b) => ("flow_series", serde_json::to_string(b)),
                     };
                     let json = json.expect("a batch serialises");
                     Python::with_gil(|py| {

@@ -316,7 +316,7 @@ pub(crate) mod testutil {
         }
 
         pub fn packet(&mut self, size: u32, ecn: Ecn) -> PacketId {
-            self.packets.alloc(Packet { size, payload: size.saturating_sub(40), ecn, ..Default::default() })
+            self.packets.alloc(Packet { size, ecn, ..Default::default() })
         }
 
         pub fn env(&mut self) -> QueueEnv<'_> {

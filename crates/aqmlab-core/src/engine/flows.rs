@@ -2,8 +2,9 @@
 //! delays of DelayBoxes.
 
 use super::{Event, Simulation};
+use crate::metrics::one_way::OneWayDelay;
 use crate::net::{PacketId, Proto};
-use crate::scenario::build::{DelayBoxModel, DelayDist, HttpModel, Placement, Traffic};
+use crate::scenario::build::{DelayBoxModel, DelayDist, FlowModel, HttpModel, Placement, Traffic};
 use crate::scenario::DelayDirection;
 use crate::sim::{rng, time, Rng, Time};
 use crate::tcp::endpoint::{TcpIo, TimerKind};
@@ -79,6 +80,24 @@ impl Flow {
             .flatten()
             .find(|d| d.0 == node)
             .and_then(|&(_, fwd, rev)| if from_responder { rev } else { fwd })
+    }
+}
+
+/// What the `flows` table reports of a static flow besides its endpoints' counters.
+pub(super) struct FlowMeasures {
+    pub delay: OneWayDelay,
+    /// The size of a finite `tcp_bulk` transfer (0: none) and when its last byte was delivered.
+    pub transfer_bytes: u64,
+    pub transfer_end: Option<Time>,
+}
+
+impl FlowMeasures {
+    pub fn new(f: &FlowModel) -> Self {
+        let transfer_bytes = match &f.traffic {
+            Traffic::Tcp { app, .. } => app.bytes().unwrap_or(0),
+            Traffic::Udp(_) => 0,
+        };
+        FlowMeasures { delay: OneWayDelay::default(), transfer_bytes, transfer_end: None }
     }
 }
 
@@ -378,11 +397,20 @@ impl Simulation<'_> {
             return; // a late packet of a connection that has finished
         }
         let (class, serial) = (flow.class, flow.serial);
-        match (&mut flow.state, pkt.proto) {
+        // Static flows send their data from the initiator (the flows table's source).
+        if self.measuring && pkt.payload() > 0 && !pkt.from_responder() {
+            if let Some(m) = self.flow_measures.get_mut(f as usize) {
+                m.delay.add(self.now - pkt.sent_at);
+            }
+        }
+        match (&mut flow.state, pkt.proto()) {
             (&mut FlowState::Tcp { app_reads_data, .. }, Proto::Tcp) => {
-                let side = if pkt.from_responder { 0 } else { 1 };
+                let side = if pkt.from_responder() { 0 } else { 1 };
                 let d =
                     self.with_endpoint(f, side, |e, cfg, io| e.on_packet(cfg, &pkt, io)).expect("TCP flow");
+                if d.bytes > 0 && side == 1 {
+                    self.note_transfer_end(f);
+                }
                 if (d.bytes > 0 && app_reads_data) || d.fin {
                     let FlowState::Tcp { conn, .. } = &mut self.flows[f as usize].state else { return };
                     self.app_cx.reset(self.now, class, serial);
@@ -401,6 +429,18 @@ impl Simulation<'_> {
                 u.bytes_received += pkt.size as u64;
             }
             _ => {}
+        }
+    }
+
+    /// Notes when the last byte of static flow `f`'s finite transfer reached the receiver.
+    fn note_transfer_end(&mut self, f: u32) {
+        let Some(m) = self.flow_measures.get_mut(f as usize) else { return };
+        if m.transfer_bytes == 0 || m.transfer_end.is_some() {
+            return;
+        }
+        let FlowState::Tcp { conn, .. } = &self.flows[f as usize].state else { return };
+        if conn.ends[1].stats().bytes_delivered >= m.transfer_bytes {
+            m.transfer_end = Some(self.now);
         }
     }
 

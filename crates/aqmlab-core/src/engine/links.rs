@@ -53,8 +53,10 @@ impl Simulation<'_> {
     /// Offers a packet to link `l`'s queue and starts transmitting if the wire is free.
     pub(super) fn enqueue(&mut self, l: u32, pkt: PacketId) {
         let (class, size, payload) = {
-            let p = self.packets.get(pkt);
-            (p.class, p.size, p.payload)
+            let p = self.packets.get_mut(pkt);
+            // The packet's queueing delay here counts from now (the disciplines stamp the same time).
+            p.enqueued_at = self.now;
+            (p.class, p.size, p.payload())
         };
         if self.measuring {
             let c = self.traffic(l, class);
@@ -132,7 +134,7 @@ impl Simulation<'_> {
         if self.fix_departure(l, pkt, size) {
             self.record_queue(l, self.now);
         } else {
-            self.count_departure(l, class, size);
+            self.count_departure(l, class, size, 0);
         }
     }
 
@@ -187,7 +189,7 @@ impl Simulation<'_> {
                 return;
             }
             let pk = self.packets.get(p);
-            let (class, size, next) = (pk.class, pk.size, pk.next_on_link);
+            let (class, size, next, queued) = (pk.class, pk.size, pk.next_on_link, pk.enqueued_at);
             let tx = self.tx_time(l, size);
             let link = &mut self.links[l as usize];
             // A waiting packet starts when the one before it ends.
@@ -208,7 +210,7 @@ impl Simulation<'_> {
                 }
             }
             self.record_queue(l, start);
-            self.count_departure(l, class, size);
+            self.count_departure(l, class, size, start - queued);
         }
     }
 
@@ -259,9 +261,10 @@ impl Simulation<'_> {
         link.last_in_flight = p;
     }
 
-    /// A packet of `class` and `size` bytes starts its transmission on link `l`.
-    fn count_departure(&mut self, l: u32, class: u16, size: u32) {
+    /// A packet of `class` and `size` bytes starts its transmission on link `l` after waiting `wait`.
+    fn count_departure(&mut self, l: u32, class: u16, size: u32, wait: Time) {
         self.forwards += 1;
+        self.queues[l as usize].sojourn.add(wait, self.measuring);
         if self.measuring {
             let c = self.traffic(l, class);
             c.departures += 1;
@@ -272,8 +275,9 @@ impl Simulation<'_> {
     /// The wire is free now: put the next waiting packet on it, if any.
     fn start_tx(&mut self, l: u32) {
         if let Some(p) = self.dequeue(l, self.now) {
-            let (class, size) = (self.packets.get(p).class, self.packets.get(p).size);
-            self.count_departure(l, class, size);
+            let pk = self.packets.get(p);
+            let (class, size, queued) = (pk.class, pk.size, pk.enqueued_at);
+            self.count_departure(l, class, size, self.now - queued);
             let tx = self.tx_time(l, size);
             let link = &mut self.links[l as usize];
             link.busy_until = self.now + tx;
@@ -365,7 +369,7 @@ impl Simulation<'_> {
         if !self.delayboxes.is_empty() {
             let node = self.model.links[l as usize].to;
             if self.delay_nodes[node as usize] {
-                if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder) {
+                if let Some(d) = self.flows[pkt.flow as usize].delay_at(node, pkt.from_responder()) {
                     self.events.schedule(self.now + d, Event::Release(p));
                     return;
                 }

@@ -2,6 +2,7 @@
 //!
 //! - [`links`]: transmission, propagation, queue disciplines and DelayBoxes;
 //! - [`flows`]: TCP connections and their applications, UDP sources, PackMime generators;
+//! - [`series`]: the per-flow throughput series;
 //! - [`results`]: the tables a run returns.
 //!
 //! Flows live in slots; a slot freed by a finished connection is reused with a new generation number,
@@ -10,13 +11,15 @@
 mod flows;
 mod links;
 mod results;
+mod series;
 mod web;
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see Event)");
 
 use crate::aqm::FifoBuffer;
 use crate::metrics::response::{PairColumns, ResponseHistogram};
-use crate::metrics::{ClassCounters, CwndTrace, QueueLength, QueueSamples, Sums};
+use crate::metrics::sojourn::Sojourn;
+use crate::metrics::{ClassCounters, CwndTrace, FlowSeries, QueueLength, QueueSamples, Sums};
 use crate::net::loss::LossModel;
 use crate::net::packet::NO_PACKET;
 use crate::net::{PacketArena, PacketId};
@@ -24,7 +27,7 @@ use crate::scenario::build::Model;
 use crate::sim::{rng, EventQueue, Rng, Time};
 use crate::tcp::endpoint::TimerKind;
 use crate::traffic::app::{AppCtx, PairRecord};
-use flows::{DelayBox, Flow, Generator};
+use flows::{DelayBox, Flow, FlowMeasures, Generator};
 use links::queue_len;
 
 pub use crate::metrics::RunResult;
@@ -144,12 +147,14 @@ struct Traffic {
     departure_bytes: u64,
 }
 
-/// The queue of one link direction, its error model, and its queue-length integrals.
+/// The queue of one link direction, its error model, its queue-length integrals and its packets'
+/// queueing delays.
 struct LinkQueue {
     disc: Box<dyn crate::aqm::QueueDisc>,
     loss: Option<LossModel>,
     rng: Rng,
     length: QueueLength,
+    sojourn: Sojourn,
 }
 
 /// Called with the simulated time every so often; returning false stops the run.
@@ -162,11 +167,13 @@ pub enum Batch<'a> {
     Pairs(&'a PairColumns),
     QueueSamples(&'a QueueSamples),
     CwndTrace(&'a CwndTrace),
+    /// The per-flow throughput series (with `measure.flow_series`).
+    FlowSeries(&'a FlowSeries),
 }
 
 /// Receives the rows of the tables that grow with the run's length (pair records, queue samples, the
-/// window trace) in batches of at most [`RECORD_BATCH`] rows, so that they are never all in memory;
-/// the result's columns of these tables are then empty.
+/// window trace, the flow series) in batches of at most [`RECORD_BATCH`] rows, so that they are never
+/// all in memory; the result's columns of these tables are then empty.
 pub type RecordSink<'a> = &'a mut dyn FnMut(Batch<'_>);
 
 /// Rows handed to the sink at once.
@@ -212,6 +219,9 @@ pub struct Simulation<'s> {
     cwnd_trace: CwndTrace,
     /// Per static flow slot (never reused): whether its window is traced. Checked on every TCP event.
     traced: Vec<bool>,
+    /// Per static flow slot: its one-way delays and finite transfer, for the `flows` table.
+    flow_measures: Vec<FlowMeasures>,
+    series: series::FlowSeriesState,
     event_count: u64,
     // Scratch buffers reused by every event.
     actions: Vec<crate::aqm::QueueAction>,
@@ -275,6 +285,7 @@ impl<'s> Simulation<'s> {
                     .map(|spec| LossModel::new(spec, rng::stream(model.seed, &format!("loss/{}", l.name)))),
                 rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
                 length: QueueLength::default(),
+                sojourn: Sojourn::default(),
             });
         }
         let mut delay_nodes = vec![false; model.nodes.len()];
@@ -321,6 +332,8 @@ impl<'s> Simulation<'s> {
             sample_sums: vec![Sums::default(); model.links.len()],
             cwnd_trace: CwndTrace::default(),
             traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
+            flow_measures: model.flows.iter().map(FlowMeasures::new).collect(),
+            series: series::FlowSeriesState::new(model.flows.len()),
             event_count: 0,
             actions: Vec::new(),
             tcp_out: Vec::new(),
@@ -373,9 +386,13 @@ impl<'s> Simulation<'s> {
             self.now = end;
         }
         self.catch_up_all();
+        if self.model.flow_series && self.now > self.series.at {
+            self.sample_flows(); // the last, shorter interval
+        }
         self.flush_records();
         self.flush_samples();
         self.flush_cwnd_trace();
+        self.flush_flow_series();
         self.results(ended_by)
     }
 
@@ -453,7 +470,7 @@ impl<'s> Simulation<'s> {
             q.length.restart(self.now);
         }
         self.snapshot_flows_at_warmup();
-        if !self.model.sample_links.is_empty() {
+        if !self.model.sample_links.is_empty() || self.model.flow_series {
             self.sample();
         }
     }
@@ -468,10 +485,14 @@ impl<'s> Simulation<'s> {
             self.samples.t.push(t);
             self.samples.q_pkts.push(packets as u32);
             self.samples.q_bytes.push(bytes);
+            self.samples.sojourn_s.push(crate::sim::time::to_secs(self.queues[l as usize].sojourn.last));
             self.sample_sums[l as usize].add(packets as f64);
         }
         if self.sink.is_some() && self.samples.len() >= RECORD_BATCH {
             self.flush_samples();
+        }
+        if self.model.flow_series {
+            self.sample_flows();
         }
         let next = self.now + self.model.sample_interval;
         if next <= self.model.duration {
@@ -546,7 +567,7 @@ mod tests {
 mod sink_tests {
     use super::*;
 
-    /// With a record sink, queue samples and window-trace rows come in batches of at most
+    /// With a record sink, queue samples, window-trace and flow-series rows come in batches of at most
     /// [`RECORD_BATCH`] rows and, put together, are exactly what a run without a sink returns; the
     /// result's own columns are empty.
     #[test]
@@ -559,6 +580,7 @@ mod sink_tests {
             "measure.sample_interval=\"1ms\"",
             "measure.sample_links=[\"all\"]",
             "measure.trace_cwnd=[0, 3]",
+            "measure.flow_series=true",
         ]
         .map(String::from)
         .into();
@@ -567,7 +589,9 @@ mod sink_tests {
         let whole = crate::run(model.clone(), None);
         assert!(whole.queue_samples.len() > RECORD_BATCH, "more than one batch");
         assert!(!whole.cwnd_trace.is_empty());
-        let (mut samples, mut trace) = (QueueSamples::default(), CwndTrace::default());
+        assert_eq!(whole.flow_series.len(), 4 * 7000, "4 flows, every 1 ms after the warm-up");
+        let (mut samples, mut trace, mut series) =
+            (QueueSamples::default(), CwndTrace::default(), FlowSeries::default());
         let mut batches = 0;
         let mut sink = |b: Batch| {
             batches += 1;
@@ -578,6 +602,7 @@ mod sink_tests {
                     samples.t.extend(&q.t);
                     samples.q_pkts.extend(&q.q_pkts);
                     samples.q_bytes.extend(&q.q_bytes);
+                    samples.sojourn_s.extend(&q.sojourn_s);
                 }
                 Batch::CwndTrace(c) => {
                     assert!(c.len() <= RECORD_BATCH);
@@ -587,15 +612,23 @@ mod sink_tests {
                     trace.ssthresh.extend(&c.ssthresh);
                     trace.timeouts.extend(&c.timeouts);
                 }
+                Batch::FlowSeries(s) => {
+                    assert!(s.len() <= RECORD_BATCH + model.flows.len());
+                    series.flow.extend(&s.flow);
+                    series.t.extend(&s.t);
+                    series.bytes_delivered.extend(&s.bytes_delivered);
+                }
                 Batch::Pairs(_) => panic!("no pair records asked for"),
             }
         };
         let streamed = crate::run_with_sink(model.clone(), None, &mut sink);
         assert!(batches > 2, "{batches} batches");
         assert!(streamed.queue_samples.is_empty() && streamed.cwnd_trace.is_empty());
+        assert!(streamed.flow_series.is_empty());
         let json = |v: &dyn erased::Ser| v.value();
         assert_eq!(json(&samples), json(&whole.queue_samples));
         assert_eq!(json(&trace), json(&whole.cwnd_trace));
+        assert_eq!(json(&series), json(&whole.flow_series));
         assert_eq!(json(&streamed.flows), json(&whole.flows));
         // The links' sample statistics come from running sums, not from the (streamed) samples.
         assert!(whole.links.iter().all(|l| l.q_samples == 7001), "every link sampled");

@@ -17,7 +17,8 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 impl Simulation<'_> {
-    pub(super) fn results(self, ended_by: &str) -> RunResult {
+    pub(super) fn results(mut self, ended_by: &str) -> RunResult {
+        let flow_series = self.series.take();
         let m = &self.model;
         let window = time::to_secs(self.now.saturating_sub(m.warmup)).max(f64::MIN_POSITIVE);
         let mut links = Vec::new();
@@ -42,6 +43,7 @@ impl Simulation<'_> {
             let (qb_mean, qb_std, _) = q.length.stats(self.now, 1);
             let (s_mean, s_std, s_n) = self.sample_sums[i].mean_std();
             let drops = total.drops();
+            let sojourn = q.sojourn.summary();
             links.push(LinkRow {
                 link: lm.name.clone(),
                 from: m.nodes[lm.from as usize].clone(),
@@ -61,6 +63,11 @@ impl Simulation<'_> {
                 q_sample_mean_pkts: s_mean,
                 q_sample_std_pkts: s_std,
                 q_samples: s_n,
+                sojourn_mean_s: sojourn.mean,
+                sojourn_p50_s: sojourn.p50,
+                sojourn_p90_s: sojourn.p90,
+                sojourn_p99_s: sojourn.p99,
+                sojourn_max_s: sojourn.max,
                 queue_state: q
                     .disc
                     .state()
@@ -105,6 +112,9 @@ impl Simulation<'_> {
             })
             .collect();
         let flows = self.flows.iter().zip(&m.flows).enumerate().map(|(i, (flow, fm))| {
+            let measures = &self.flow_measures[i];
+            let delay = measures.delay.summary();
+            let transfer_end = measures.transfer_end.map_or(f64::NAN, time::to_secs);
             let mut row = FlowRow {
                 flow: i as u32,
                 group: fm.group.clone(),
@@ -122,6 +132,13 @@ impl Simulation<'_> {
                 ecn_reductions: 0,
                 srtt_s: f64::NAN,
                 cwnd: f64::NAN,
+                owd_mean_s: delay.mean,
+                owd_min_s: delay.min,
+                owd_max_s: delay.max,
+                jitter_s: delay.jitter,
+                transfer_bytes: measures.transfer_bytes,
+                transfer_end_s: transfer_end,
+                fct_s: transfer_end - time::to_secs(fm.start),
             };
             match &flow.state {
                 FlowState::Tcp { conn, .. } => {
@@ -169,14 +186,14 @@ impl Simulation<'_> {
                 pairs: h.pairs,
                 incomplete: incomplete[c],
                 mean_s: if h.pairs > 0 { h.sum_secs / h.pairs as f64 } else { f64::NAN },
-                p10_s: h.quantile(0.1),
-                p50_s: h.quantile(0.5),
-                p90_s: h.quantile(0.9),
-                p99_s: h.quantile(0.99),
+                p10_s: h.times.quantile(0.1),
+                p50_s: h.times.quantile(0.5),
+                p90_s: h.times.quantile(0.9),
+                p99_s: h.times.quantile(0.99),
                 request_bytes: h.request_bytes,
                 response_bytes: h.response_bytes,
             });
-            for (lo, hi, count) in h.bins() {
+            for (lo, hi, count) in h.times.bins() {
                 response_bins.class.push(m.classes[c].clone());
                 response_bins.lo_s.push(lo);
                 response_bins.hi_s.push(hi);
@@ -221,6 +238,7 @@ impl Simulation<'_> {
             sample_link_names: m.links.iter().map(|l| l.name.clone()).collect(),
             queue_samples: self.samples,
             cwnd_trace: self.cwnd_trace,
+            flow_series,
             classes,
             generators,
             responses,

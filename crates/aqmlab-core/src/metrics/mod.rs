@@ -1,11 +1,15 @@
 //! Streaming measurements: per-link counters by traffic class, exact time-weighted queue statistics,
-//! periodic queue samples, and the result tables a run returns.
+//! queueing delays, per-flow one-way delays, periodic queue and throughput samples, and the result
+//! tables a run returns.
 //!
 //! Nothing here grows with simulated time except the optional sample and trace columns, whose size the
-//! scenario chooses (sampled links × duration / interval).
+//! scenario chooses (sampled links or flows × duration / interval).
 
+pub mod histogram;
 pub mod ks;
+pub mod one_way;
 pub mod response;
+pub mod sojourn;
 
 use crate::aqm::DropReason;
 use crate::sim::{time, Time};
@@ -170,6 +174,13 @@ pub struct LinkRow {
     pub q_sample_mean_pkts: f64,
     pub q_sample_std_pkts: f64,
     pub q_samples: u64,
+    /// Queueing delay of the packets transmitted in the window (arrival in the queue to start of
+    /// transmission), seconds: mean, quantiles (from 2.3%-wide bins) and max; NaN when none.
+    pub sojourn_mean_s: f64,
+    pub sojourn_p50_s: f64,
+    pub sojourn_p90_s: f64,
+    pub sojourn_p99_s: f64,
+    pub sojourn_max_s: f64,
     /// The discipline's internal state at the end (e.g. `avg=31.2 p=0.01`).
     pub queue_state: String,
 }
@@ -206,6 +217,18 @@ pub struct FlowRow {
     /// Smoothed RTT at the end (TCP), seconds.
     pub srtt_s: f64,
     pub cwnd: f64,
+    /// One-way delay of the data packets delivered in the window (sent by the source to delivered at
+    /// the destination), seconds, and their RFC 3550 interarrival jitter; NaN when none.
+    pub owd_mean_s: f64,
+    pub owd_min_s: f64,
+    pub owd_max_s: f64,
+    pub jitter_s: f64,
+    /// A finite `tcp_bulk` transfer: its size, when its last byte reached the receiver and the flow
+    /// completion time (from `start_s`, handshake included); 0 and NaN for other flows or while
+    /// incomplete.
+    pub transfer_bytes: u64,
+    pub transfer_end_s: f64,
+    pub fct_s: f64,
 }
 
 /// Queue-length samples of the sampled links, column-wise.
@@ -215,6 +238,28 @@ pub struct QueueSamples {
     pub t: Vec<f64>,
     pub q_pkts: Vec<u32>,
     pub q_bytes: Vec<u64>,
+    /// Queueing delay of the last packet whose transmission started by `t` (0 before any).
+    pub sojourn_s: Vec<f64>,
+}
+
+/// Bytes delivered to each flow's receiver per sample interval (with `measure.flow_series`),
+/// column-wise: a row at the end of each interval after the warm-up, and one at the end of the run for
+/// a last, shorter interval.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FlowSeries {
+    pub flow: Vec<u32>,
+    pub t: Vec<f64>,
+    pub bytes_delivered: Vec<u64>,
+}
+
+impl FlowSeries {
+    pub fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flow.is_empty()
+    }
 }
 
 /// Congestion-window trace of the traced flows, column-wise.
@@ -338,6 +383,7 @@ pub struct RunResult {
     pub sample_link_names: Vec<String>,
     pub queue_samples: QueueSamples,
     pub cwnd_trace: CwndTrace,
+    pub flow_series: FlowSeries,
     pub classes: Vec<ClassRow>,
     pub generators: Vec<GeneratorRow>,
     pub responses: Vec<response::ResponseRow>,

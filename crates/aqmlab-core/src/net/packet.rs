@@ -33,6 +33,10 @@ pub mod flags {
     pub const ECE: u8 = 8;
     /// Congestion Window Reduced: the sender reacted to ECE.
     pub const CWR: u8 = 16;
+    /// Not TCP header bits: the packet is a UDP datagram, and it was sent by the connection's passive
+    /// side (server → client). They live here so that a packet stays one cache line.
+    pub const UDP: u8 = 32;
+    pub const FROM_RESPONDER: u8 = 64;
 }
 
 /// What a packet carries, for routing it to the right agent at its destination.
@@ -43,19 +47,16 @@ pub enum Proto {
     Udp,
 }
 
+const _: () = assert!(std::mem::size_of::<Packet>() == 64, "a packet is one cache line");
+
 #[derive(Clone, Debug, Default)]
 #[repr(align(64))]
 pub struct Packet {
     /// Bytes on the wire (headers included).
     pub size: u32,
-    /// Application payload bytes (0 for pure ACKs and control segments).
-    pub payload: u32,
-    pub proto: Proto,
     pub ecn: Ecn,
-    /// TCP flags (see [`flags`]).
+    /// TCP flags, and the protocol and direction bits (see [`flags`]).
     pub flags: u8,
-    /// True for packets sent by the connection's passive side (server → client).
-    pub from_responder: bool,
     /// Flow slot (TCP connection or UDP flow) and the slot's generation: slots of finished
     /// connections are reused, and a late packet of an old connection is recognised by its generation.
     pub flow: u32,
@@ -69,8 +70,10 @@ pub struct Packet {
     pub seq: u64,
     /// TCP cumulative acknowledgement (next byte expected).
     pub ack: u64,
-    /// Time the packet entered its current queue (for sojourn-time AQMs).
+    /// Time the packet entered its current queue (for sojourn-time AQMs and the links' queueing delay).
     pub enqueued_at: Time,
+    /// Time its sender handed it to the network (for the flows' one-way delay).
+    pub sent_at: Time,
     /// While on a link: the packet sent after it on the same link ([`NO_PACKET`] if none) and when
     /// that one reaches the far end. A link's packets in flight form a list through these fields; each
     /// packet holds its successor's arrival time so that handling an arrival reads only the arriving
@@ -85,6 +88,28 @@ pub const NO_PACKET: PacketId = PacketId::MAX;
 impl Packet {
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
+    }
+
+    pub fn proto(&self) -> Proto {
+        if self.has(flags::UDP) {
+            Proto::Udp
+        } else {
+            Proto::Tcp
+        }
+    }
+
+    /// True for packets sent by the connection's passive side (server → client).
+    pub fn from_responder(&self) -> bool {
+        self.has(flags::FROM_RESPONDER)
+    }
+
+    /// Application payload bytes (0 for pure ACKs and control segments): a UDP datagram's size counts
+    /// as payload, a TCP segment carries its fixed header.
+    pub fn payload(&self) -> u32 {
+        match self.proto() {
+            Proto::Udp => self.size,
+            Proto::Tcp => self.size.saturating_sub(crate::tcp::HEADER_BYTES),
+        }
     }
 }
 

@@ -77,6 +77,8 @@ pub struct Measure {
     pub trace_cwnd: Vec<u32>,
     /// Keep a record of every completed request/response pair (written to Parquet in batches).
     pub pair_records: bool,
+    /// Record the bytes delivered to every flow per `sample_interval` (written to Parquet in batches).
+    pub flow_series: bool,
 }
 
 impl Default for Measure {
@@ -87,6 +89,7 @@ impl Default for Measure {
             sample_links: Vec::new(),
             trace_cwnd: Vec::new(),
             pair_records: false,
+            flow_series: false,
         }
     }
 }

@@ -8,7 +8,7 @@ use super::cc::{Ack, AnyController};
 use super::rtt::RttEstimator;
 use super::timer::{LazyTimer, TimerOutcome};
 use super::{Recovery, TcpConfig, HEADER_BYTES};
-use crate::net::{flags, Ecn, Packet, PacketArena, PacketId, Proto};
+use crate::net::{flags, Ecn, Packet, PacketArena, PacketId};
 use crate::sim::Time;
 use std::num::NonZeroU64;
 
@@ -357,11 +357,11 @@ impl Endpoint {
         }
         let sent_before = io.out.len();
         if pkt.has(flags::ACK) {
-            let pure = pkt.payload == 0 && !pkt.has(flags::FIN);
+            let pure = pkt.payload() == 0 && !pkt.has(flags::FIN);
             self.on_ack(cfg, pkt.ack, pkt.has(flags::ECE), pure, io);
         }
         let mut ack_now = false;
-        if pkt.payload > 0 || pkt.has(flags::FIN) {
+        if pkt.payload() > 0 || pkt.has(flags::FIN) {
             if pkt.has(flags::CWR) {
                 self.ece_pending = false;
             }
@@ -373,7 +373,7 @@ impl Endpoint {
         if d.established && self.app_end > self.snd_nxt {
             self.send_much(cfg, io);
         }
-        let piggybacked = io.out[sent_before..].iter().any(|&id| io.packets.get(id).payload > 0);
+        let piggybacked = io.out[sent_before..].iter().any(|&id| io.packets.get(id).payload() > 0);
         if ack_now && !piggybacked {
             self.send_ack(io);
         }
@@ -834,7 +834,7 @@ impl Endpoint {
     /// Accepts a data/FIN segment; returns true when it must be acknowledged at once.
     fn receive(&mut self, cfg: &TcpConfig, pkt: &Packet, io: &mut TcpIo, d: &mut Delivery) -> bool {
         let start = pkt.seq;
-        let end = start + pkt.payload as u64;
+        let end = start + pkt.payload() as u64;
         if pkt.has(flags::FIN) {
             self.peer_fin = NonZeroU64::new(end);
         }
@@ -888,11 +888,8 @@ impl Endpoint {
         self.segments_sent += 1;
         let id = io.packets.alloc(Packet {
             size: payload + HEADER_BYTES,
-            payload,
-            proto: Proto::Tcp,
             ecn,
-            flags: f,
-            from_responder: self.role == Role::Responder,
+            flags: if self.role == Role::Responder { f | flags::FROM_RESPONDER } else { f },
             flow: self.flow,
             flow_gen: 0, // stamped by the engine
             class: self.class,
@@ -900,6 +897,7 @@ impl Endpoint {
             seq,
             ack: self.rcv_nxt,
             enqueued_at: io.now,
+            sent_at: io.now,
             next_on_link: crate::net::packet::NO_PACKET,
             next_arrives: 0,
         });
@@ -996,12 +994,12 @@ mod tests {
             let ack = p.deliver(0, &syn_ack);
             let _ = p.deliver(1, &ack);
             let data = p.call(0, |e, cfg, io| e.write(cfg, 1560, io));
-            let sizes: Vec<u32> = data.iter().map(|d| d.payload).collect();
+            let sizes: Vec<u32> = data.iter().map(|d| d.payload()).collect();
             if nagle {
                 assert_eq!(sizes, vec![1460], "the tail waits");
                 let acks = p.deliver(1, &data);
                 let tail = p.deliver(0, &acks);
-                assert_eq!(tail.iter().map(|d| d.payload).collect::<Vec<_>>(), vec![100]);
+                assert_eq!(tail.iter().map(|d| d.payload()).collect::<Vec<_>>(), vec![100]);
             } else {
                 assert_eq!(sizes, vec![1460, 100]);
             }
@@ -1065,7 +1063,7 @@ mod tests {
     }
 
     fn segs(pkts: &[Packet]) -> Vec<u64> {
-        pkts.iter().filter(|p| p.payload > 0).map(|p| seg_no(p.seq)).collect()
+        pkts.iter().filter(|p| p.payload() > 0).map(|p| seg_no(p.seq)).collect()
     }
 
     /// A connection whose sender has just sent a window of `cwnd` segments (0 to cwnd − 1) of an

@@ -1,7 +1,7 @@
 //! UDP sources (`udp_cbr`, `udp_poisson`): constant bit rate, or Poisson (exponential gaps) with the
 //! same mean rate.
 
-use crate::net::{Packet, PacketArena, PacketId, Proto};
+use crate::net::{flags, Packet, PacketArena, PacketId};
 use crate::scenario::build::{GroupCx, Traffic};
 use crate::scenario::flow_group::{flow_group, GroupKind};
 use crate::scenario::units::{Bytes, Duration, Rate};
@@ -88,12 +88,12 @@ impl UdpSource {
         self.sent += 1;
         packets.alloc(Packet {
             size: self.size,
-            payload: self.size,
-            proto: Proto::Udp,
+            flags: flags::UDP,
             flow,
             class,
             next_hop: route,
             enqueued_at: now,
+            sent_at: now,
             seq: self.sent,
             ..Default::default()
         })

@@ -145,6 +145,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         delayboxes,
         stop_after,
         pair_records: s.measure.pair_records,
+        flow_series: s.measure.flow_series,
         warnings: b.warnings,
     })
 }

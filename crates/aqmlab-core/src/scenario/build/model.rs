@@ -157,6 +157,8 @@ pub struct Model {
     /// Stop once this many pairs (of this class, or any) have completed.
     pub stop_after: Option<(Option<u16>, u64)>,
     pub pair_records: bool,
+    /// Sample every flow's delivered bytes at `sample_interval` (`measure.flow_series`).
+    pub flow_series: bool,
     /// Settings that are legal but probably not meant (a flow starting after the end), located like
     /// errors; reported by `validate` and kept in the run's summary.
     pub warnings: Vec<ScenarioError>,
