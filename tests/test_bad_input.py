@@ -66,6 +66,27 @@ def test_a_negative_queue_limit_names_queue_limit(tmp_path):
     assert "links[0].queue.limit: invalid value: integer `-3`" in line
 
 
+def test_validate_and_run_report_every_mistake(tmp_path, tiny_text):
+    f = tmp_path / "three.toml"
+    text = tiny_text.replace('rate = "10Mbps"', 'rate = "-10Mbps"', 2).replace(
+        'rate = "-10Mbps"', 'rate = "10Mbps"', 1
+    )
+    f.write_text(text + 'colour = "red"\n[measure]\nwarmup = "soon"\n')
+    p = aqmlab("validate", f)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 3, p.stderr
+    assert lines[0].startswith(f"aqmlab: error: {f}:13: links[1].rate: a positive rate"), p.stderr
+    assert lines[1].startswith(f"aqmlab: error: {f}:26: flows[0].colour: unknown field `colour`"), p.stderr
+    assert lines[2].startswith(f"aqmlab: error: {f}:28: measure.warmup: "), p.stderr
+    with pytest.raises(api.ScenarioError) as e:
+        api.validate(f)
+    assert [f"aqmlab: error: {m}" for m in e.value.errors] == lines and str(e.value) == e.value.errors[0]
+    p = aqmlab("run", f, "--out", tmp_path / "run")
+    assert p.returncode == 2 and p.stderr.strip().splitlines() == lines, p.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_warnings_go_to_stderr_and_the_summary(tmp_path, tiny_text):
     f = tmp_path / "late.toml"
     f.write_text(tiny_text + 'start = "5s"\n')

@@ -14,7 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab import __version__, _core, sweep
+from aqmlab import __version__, _core, api, sweep
+from aqmlab.runner import worker
 from aqmlab.sweep import SweepError, parse_assignment, plan_sweep, run_hash, split_values
 from conftest import EXAMPLE
 
@@ -271,6 +272,28 @@ def test_failed_runs_are_reported_and_do_not_stop_the_others(tmp_path):
     ]
     agg = pd.read_parquet(out / "aggregate.parquet")
     assert set(agg["links.3.queue_ab"]) == {'{kind="red"}'} and agg["run"].nunique() == 2
+
+
+def test_sweep_runs_stream_the_queue_samples_of_a_single_run(tmp_path):
+    sets = [*SHORT, 'measure.sample_links=["all"]', "measure.sample_interval=1ms"]
+    result = sweep.run_sweep(EXAMPLE, sets=sets, seeds=[3], jobs=1, out=tmp_path / "sw")
+    assert (result.done, result.failed) == (1, [])
+    (folder,) = (tmp_path / "sw" / "runs").iterdir()
+    single = api.run(EXAMPLE, seed=3, set=sets)
+    assert len(single.queue_samples) > 10_000
+    for name in ("queue_samples", "cwnd_trace"):
+        pd.testing.assert_frame_equal(pd.read_parquet(folder / f"{name}.parquet"), getattr(single, name))
+
+
+def test_a_worker_that_cannot_see_the_sweep_folder_sends_the_run_folder_back(tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    text = EXAMPLE.read_text()
+    h = run_hash(_core.resolve(text, str(EXAMPLE), SHORT, 1), 1)
+    payload = worker.simulate(sweep.task(h, text, str(EXAMPLE), SHORT, 1, tmp_path / "elsewhere"))
+    assert "staged" not in payload and "summary.json" in payload["files"]
+    assert sweep.store_run(runs, payload) == runs / h
+    assert_complete(tmp_path, {h})
 
 
 def test_a_crashed_worker_fails_only_its_run(tmp_path, monkeypatch):

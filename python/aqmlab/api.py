@@ -144,6 +144,24 @@ def run(
     allocated or written.
     """
     text, label = load_scenario(scenario)
+    return run_text(text, label, seed=seed, set=set, progress=progress, out=out, max_memory=max_memory)
+
+
+def run_text(
+    text: str,
+    label: str,
+    *,
+    seed: int | None = None,
+    set: Iterable[str] = (),
+    progress: Callable[[float], object] | None = None,
+    out: str | os.PathLike | None = None,
+    max_memory: int | str | None = None,
+    commit: bool = True,
+) -> RunResult:
+    """:func:`run` of a scenario's TOML ``text`` (``label`` names it in messages). Without ``commit``
+    the run folder is left under its temporary name, :attr:`RunResult.folder`, for the caller to rename
+    (:func:`aqmlab.sweep.commit_run_folder`: a sweep's worker writes the run, the process that owns
+    the sweep folder puts it in place)."""
     overrides = [str(s) for s in set]
     check_seed(seed)
     limit = memory_limit(max_memory)
@@ -192,7 +210,8 @@ def run(
             weakref.finalize(result, shutil.rmtree, scratch, True)
             scratch = None
         if staging is not None:
-            result._write_staged(staging)
+            result._write_into(staging)
+            result.folder = staging.commit_result(result) if commit else staging.tmp
     except BaseException:
         if sink is not None:
             sink.close()
@@ -346,6 +365,17 @@ class _Staging:
     def abort(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def commit_result(self, result: RunResult) -> Path:
+        """Renames the folder ``result`` was written into to its final name, and points the result's
+        streamed tables there."""
+        final = self.commit()
+        for name, source in result.table_paths.items():
+            if source.parent == self.tmp:
+                result.table_paths[name] = final / source.name
+        if result.pairs_path is not None and result.pairs_path.parent == self.tmp:
+            result.pairs_path = final / PAIRS_FILE
+        return final
+
 
 def parquet_bytes(df: pd.DataFrame) -> bytes:
     """A table as a Parquet file (without the index), as sweeps and their workers store tables."""
@@ -394,6 +424,8 @@ class RunResult:
     table_paths: dict[str, Path] = field(default_factory=dict, repr=False)
     #: The streamed tables read so far, and those the engine returned.
     frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
+    #: The run folder written by :func:`run` with ``out`` (None without).
+    folder: Path | None = field(default=None, repr=False)
 
     @property
     def queue_samples(self) -> pd.DataFrame:
@@ -557,9 +589,12 @@ class RunResult:
         to disk, then renamed into place. A previous run folder of the same name is replaced; any other
         existing file or non-empty folder is refused. On failure nothing is left under the final name (a
         previous run folder stays as it was)."""
-        return self._write_staged(_Staging(directory))
+        staging = _Staging(directory)
+        self._write_into(staging)
+        return staging.commit_result(self)
 
-    def _write_staged(self, staging: _Staging) -> Path:
+    def _write_into(self, staging: _Staging) -> None:
+        """Writes the run folder's files into ``staging.tmp`` and flushes them (removing it on failure)."""
         try:
             tmp = staging.tmp
             summary = {**self.summary, **self.scenario_record()}
@@ -579,13 +614,6 @@ class RunResult:
         except BaseException:
             staging.abort()
             raise
-        final = staging.commit()
-        for name, source in self.table_paths.items():
-            if source.parent == tmp:
-                self.table_paths[name] = final / source.name
-        if self.pairs_path is not None and self.pairs_path.parent == tmp:
-            self.pairs_path = final / PAIRS_FILE
-        return final
 
 
 def load_run(folder: str | os.PathLike) -> RunResult:

@@ -46,14 +46,7 @@ def execute(
         hashes.append(h)
         labels.setdefault(h, _label(spec))
         if h not in tasks and not sweep.is_complete(runs_dir / h):
-            tasks[h] = {
-                "hash": h,
-                "text": spec.scenario,
-                "file": file,
-                "overrides": list(spec.overrides),
-                "seed": spec.seed,
-                "version": __version__,
-            }
+            tasks[h] = sweep.task(h, spec.scenario, file, spec.overrides, spec.seed, runs_dir)
     emit("start", {"total": len(specs), "todo": len(tasks)})
     failures: list[str] = []
 
@@ -63,7 +56,7 @@ def execute(
             failures.append(f"{labels[h]}: {error}")
             emit("failed", {"label": labels[h], "error": error})
             return
-        sweep.write_run_folder(runs_dir, h, payload["files"])
+        sweep.store_run(runs_dir, payload)
         emit("done", {"label": labels[h], "wall_s": payload["wall_s"]})
 
     if tasks:

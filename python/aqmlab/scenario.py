@@ -25,7 +25,14 @@ DICT_LABEL = "<dict>"
 
 class ScenarioError(ValueError):
     """A scenario (or an override) the engine rejects. The message names the file, the line, the field
-    path and what was expected, e.g. ``x.toml:12: links[0].rate: a positive rate, found -5 bit/s``."""
+    path and what was expected, e.g. ``x.toml:12: links[0].rate: a positive rate, found -5 bit/s``.
+    From :func:`validate`, ``errors`` holds every error of the scenario (the message is the first) and
+    ``warnings`` the warnings of the parts that could be checked; elsewhere ``errors`` is the message."""
+
+    def __init__(self, message: str, errors: Iterable[str] = (), warnings: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.errors = list(errors) or [message]
+        self.warnings = list(warnings)
 
 
 def load_scenario(scenario: str | os.PathLike | Mapping[str, Any]) -> tuple[str, str]:
@@ -123,7 +130,8 @@ def validate(
 
     A scenario whose tables would need more memory than ``max_memory`` (bytes, or a size such as
     ``"2GB"``; default half of the machine's memory, given back as ``max_memory``) raises
-    ``ScenarioError`` naming the setting to change, before anything is allocated. The tables that
+    ``ScenarioError`` naming the setting to change, before anything is allocated. A scenario with
+    several mistakes raises ``ScenarioError`` with all of them in ``errors``. The tables that
     stream to files as :func:`aqmlab.api.run` goes (queue samples, the window trace, the flow series)
     count one batch in memory, and their files are checked against the free space of the current folder."""
     text, label = load_scenario(scenario)
@@ -132,7 +140,7 @@ def validate(
     try:
         return json.loads(_core.validate(text, label, list(set), seed, limit, disk_free(os.curdir)))
     except ValueError as e:
-        raise ScenarioError(str(e)) from None
+        raise ScenarioError(str(e), getattr(e, "errors", ()), getattr(e, "warnings", ())) from None
 
 
 def check_seed(seed: int | None) -> None:

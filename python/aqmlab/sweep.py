@@ -11,8 +11,10 @@ duplicated or half-written. ``OUT/sweep.json`` records the definition and the li
 run, scope (link direction, traffic class, response class or the run itself) and metric.
 
 Simulations run in worker processes or on a Dask cluster (:mod:`aqmlab.runner`). Either way the worker
-returns the files of the run folder as bytes and this process writes them; so workers never touch ``OUT``
-and need no shared file system.
+streams the run's growing tables (queue samples, window trace, pair records) into the run folder under a
+temporary name in ``OUT/runs/``, and this process renames it into place; so a run's memory does not grow
+with its length, and only the process holding ``OUT/.lock`` completes run folders. A Dask worker that
+does not see ``OUT`` (no shared file system) writes the folder locally and sends its files back instead.
 """
 
 from __future__ import annotations
@@ -399,10 +401,9 @@ def clean_runs_dir(runs_dir: Path) -> int:
 
 
 def write_run_folder(runs_dir: Path, run_hash_: str, files: Mapping[str, bytes]) -> Path:
-    """Writes a run folder from its files' bytes atomically: a temporary sibling, every file and the
-    folder fsynced, then renamed to ``runs_dir/<hash>``. On any failure (Ctrl-C included) the temporary
-    folder is removed; a process killed outright leaves it behind for :func:`clean_runs_dir`."""
-    final = runs_dir / run_hash_
+    """Writes a run folder from its files' bytes atomically: a temporary sibling, every file flushed,
+    then :func:`commit_run_folder`. On any failure (Ctrl-C included) the temporary folder is removed; a
+    process killed outright leaves it behind for :func:`clean_runs_dir`."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{run_hash_}.tmp-", dir=runs_dir))
     try:
         umask = os.umask(0)
@@ -412,6 +413,18 @@ def write_run_folder(runs_dir: Path, run_hash_: str, files: Mapping[str, bytes])
             if "/" in name or name.startswith("."):
                 raise ValueError(f"unexpected file name in a run folder: {name!r}")
             write_file(tmp / name, files[name])
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return commit_run_folder(runs_dir, run_hash_, tmp)
+
+
+def commit_run_folder(runs_dir: Path, run_hash_: str, tmp: Path) -> Path:
+    """Puts a run folder written under the temporary name ``tmp`` (in ``runs_dir``, its files flushed) in
+    place as ``runs_dir/<hash>``: the folder fsynced, then renamed. On any failure the temporary folder
+    is removed; a process killed outright leaves it behind for :func:`clean_runs_dir`."""
+    final = runs_dir / run_hash_
+    try:
         fsync_path(tmp)
         if is_complete(final):  # someone else finished it meanwhile: identical content
             shutil.rmtree(tmp, ignore_errors=True)
@@ -424,6 +437,15 @@ def write_run_folder(runs_dir: Path, run_hash_: str, files: Mapping[str, bytes])
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
+
+
+def store_run(runs_dir: Path, payload: Mapping[str, Any]) -> Path:
+    """Puts the run folder of a task's payload (:func:`aqmlab.runner.worker.simulate`) in place: renamed
+    from where the worker wrote it, or written from the files a worker that cannot see ``runs_dir``
+    sent."""
+    if "files" in payload:
+        return write_run_folder(runs_dir, payload["hash"], payload["files"])
+    return commit_run_folder(runs_dir, payload["hash"], Path(payload["staged"]))
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -466,15 +488,22 @@ class _Lock:
 # ------------------------------------------------------------------------------------------------- worker
 
 
-def task_of(plan: Plan, run: RunSpec) -> dict:
+def task_of(plan: Plan, run: RunSpec, runs_dir: Path) -> dict:
     """What a worker needs for one run (plain data: it is pickled to worker processes and Dask)."""
+    return task(run.hash, plan.scenario_text, plan.scenario_file, run.overrides, run.seed, runs_dir)
+
+
+def task(run_hash_: str, text: str, file: str, overrides: Sequence[str], seed: int, runs_dir: Path) -> dict:
+    """A task: the run's hash, its scenario (``text``, named ``file``), overrides and seed, and the folder
+    its run folder goes into (as an absolute path, for workers started elsewhere)."""
     return {
-        "hash": run.hash,
-        "text": plan.scenario_text,
-        "file": plan.scenario_file,
-        "overrides": run.overrides,
-        "seed": run.seed,
+        "hash": run_hash_,
+        "text": text,
+        "file": file,
+        "overrides": list(overrides),
+        "seed": seed,
         "version": __version__,
+        "runs_dir": str(runs_dir.absolute()),
     }
 
 
@@ -710,11 +739,11 @@ def run_sweep(
             if payload is None:
                 fail(h, error or "unknown error")
                 return
-            write_run_folder(runs_dir, h, payload["files"])
+            store_run(runs_dir, payload)
             done += 1
             emit("done", {"hash": h, "label": by_hash[h][0].label(), "wall_s": payload["wall_s"]})
 
-        tasks = [task_of(plan, by_hash[h][0]) for h in todo]
+        tasks = [task_of(plan, by_hash[h][0], runs_dir) for h in todo]
         if tasks:
             runner.execute(tasks, on_result, jobs=jobs, dask=dask)
         fail_path = out / "failed.json"

@@ -66,6 +66,25 @@ pub fn load_checked(
     Ok((model, estimate))
 }
 
+/// What `aqmlab validate` reports: the model and its estimate as [`load_checked`] gives them, or else
+/// every error of the scenario (the first as [`load_checked`] reports it) and every warning of the
+/// parts that build (see [`scenario::every_error`]).
+pub fn check(
+    text: &str,
+    file: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    limit: Limit,
+    streamed: bool,
+) -> Result<(Model, Estimate), (Vec<ScenarioError>, Vec<ScenarioError>)> {
+    load_checked(text, file, overrides, seed, limit, streamed).map_err(|first| {
+        match resolve(text, file, overrides, seed) {
+            Ok(text) => scenario::every_error::every_error(&text, file, first),
+            Err(_) => (vec![first], Vec::new()),
+        }
+    })
+}
+
 /// Simulates a model; `progress` is called with the simulated time every 0.5% of the run. Pair
 /// records (with `measure.pair_records`), queue samples and the window trace are returned in the
 /// result.

@@ -12,6 +12,7 @@
 //! `u32::MAX`, negative, or floats), which the parser must refuse; integers in (MAX_SMALL_INT,
 //! u32::MAX] are left out on purpose.
 
+use aqmlab_core::scenario::every_error::every_error;
 use aqmlab_core::scenario::{self, build};
 use aqmlab_core::ScenarioError;
 use proptest::prelude::*;
@@ -313,11 +314,17 @@ fn check_located(e: &ScenarioError, file: &str, text: &str) -> Result<(), TestCa
 }
 
 /// Parses and, if it parses, builds `text`; panics are caught by proptest and reported with the case.
+/// A rejection is also read for every error (`aqmlab validate`), each of them located.
 fn parse_and_build(file: &str, text: &str) -> Result<(), TestCaseError> {
+    let every = |first: ScenarioError| -> Result<(), TestCaseError> {
+        let (errors, warnings) = every_error(text, file, first.clone());
+        prop_assert!(errors.contains(&first), "the first error is among all: {}\n{:?}", first, errors);
+        errors.iter().chain(&warnings).try_for_each(|e| check_located(e, file, text))
+    };
     match scenario::parse(text, file) {
-        Err(e) => check_located(&e, file, text),
+        Err(e) => every(e),
         Ok(s) => match build::build(&s, text, file) {
-            Err(e) => check_located(&e, file, text),
+            Err(e) => every(e),
             Ok(m) => {
                 for w in &m.warnings {
                     check_located(w, file, text)?;

@@ -13,6 +13,24 @@ fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// The first error, as `run` raises it, with every error of the scenario as its `errors` and the
+/// warnings of the parts that build as its `warnings` (lists of strings).
+fn every_error(
+    py: Python<'_>,
+    errors: Vec<aqmlab_core::ScenarioError>,
+    warnings: Vec<aqmlab_core::ScenarioError>,
+) -> PyErr {
+    let texts = |v: Vec<aqmlab_core::ScenarioError>| v.iter().map(ToString::to_string).collect::<Vec<_>>();
+    let errors = texts(errors);
+    let err = PyValueError::new_err(errors[0].clone());
+    let value = err.value_bound(py);
+    if let Err(e) = value.setattr("errors", errors).and_then(|()| value.setattr("warnings", texts(warnings)))
+    {
+        return e;
+    }
+    err
+}
+
 /// The memory limit of a run: `max_memory` bytes, or half of the machine's memory; the streamed tables'
 /// files must fit in `disk_free` bytes.
 fn limit(max_memory: Option<u64>, disk_free: Option<u64>) -> aqmlab_core::Limit {
@@ -23,7 +41,8 @@ fn limit(max_memory: Option<u64>, disk_free: Option<u64>) -> aqmlab_core::Limit 
 /// Parses and checks a scenario; returns a JSON description of the resolved model (nodes, links, flows),
 /// its resource estimate (for a run through `run` with `records`, which streams the long tables) and
 /// its warnings. A scenario whose tables would need more memory than `max_memory` bytes (default half
-/// of the machine's), or whose streamed tables more than `disk_free` bytes, is refused.
+/// of the machine's), or whose streamed tables more than `disk_free` bytes, is refused. A refusal is a
+/// ValueError with the first error (as `run` says it) and every error in its `errors` attribute.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, max_memory = None, disk_free = None))]
 fn validate(
@@ -35,8 +54,8 @@ fn validate(
     disk_free: Option<u64>,
 ) -> PyResult<String> {
     let limit = limit(max_memory, disk_free);
-    let (m, estimate) =
-        aqmlab_core::load_checked(text, file, &overrides, seed, limit, true).map_err(scenario_error)?;
+    let (m, estimate) = aqmlab_core::check(text, file, &overrides, seed, limit, true)
+        .map_err(|(errors, warnings)| Python::with_gil(|py| every_error(py, errors, warnings)))?;
     let desc = serde_json::json!({
         "name": m.name,
         "seed": m.seed,

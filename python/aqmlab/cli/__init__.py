@@ -12,7 +12,8 @@ a run or sweep folder.
     aqmlab plot RUN|SWEEP [--out DIR] [--format png,svg]
     aqmlab report RUN|SWEEP [--out DIR]
 
-Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2; Ctrl-C
+Errors (a missing file, a bad scenario, a bad --set) are one line on stderr and exit status 2 (a bad scenario
+is one line per error, from `validate` and `run`); Ctrl-C
 prints "interrupted" and exits with 130. Warnings (a scenario setting that is legal but probably not
 meant, e.g. a flow starting after the end) are lines "aqmlab: warning: ..." on stderr, and are kept in
 the run's summary.json. A scenario whose tables would need more memory than --max-memory (default half
@@ -26,7 +27,7 @@ import os
 import re
 
 from aqmlab.cli import parser
-from aqmlab.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, CliError, error_line, load
+from aqmlab.cli.common import EXIT_ERROR, EXIT_INTERRUPTED, CliError, error_line, load, warn
 from aqmlab.scenario import ScenarioError
 
 
@@ -48,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # --help / --version
         return e.code if isinstance(e.code, int) else 0
     except ScenarioError as e:
-        error_line(str(e) + _override_hint(str(e), getattr(args, "overrides", [])))
+        warn(e.warnings)
+        for message in e.errors:  # every error of the scenario from `validate`, one per line
+            error_line(message + _override_hint(message, getattr(args, "overrides", [])))
     except CliError as e:
         error_line(str(e))
     except OSError as e:

@@ -2,7 +2,7 @@
 to the local pool of worker processes (:mod:`aqmlab.runner.local`) or to a Dask cluster
 (:mod:`aqmlab.runner.dask_cluster`); both run :func:`aqmlab.runner.worker.simulate` and call ``on_result``
 in the calling process, which writes the run folders. A task is plain data (``hash``, ``text``, ``file``,
-``overrides``, ``seed``, ``version``: see :func:`aqmlab.sweep.task_of`)."""
+``overrides``, ``seed``, ``version``, ``runs_dir``: see :func:`aqmlab.sweep.task`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
 """The Dask executor of sweeps and studies: the same tasks as the local pool, on a ``dask.distributed``
 cluster.
 
-Workers run :func:`aqmlab.runner.worker.simulate` and return the run folder's files as bytes; the client (the
-process running the sweep) writes them atomically into ``OUT/runs/<hash>/``. So workers need aqmlab
-installed (the same version: a worker with another version refuses the task) but no access to ``OUT``,
-and a run written by a Dask sweep is byte-for-byte the run a local sweep writes (except ``wall_s``).
+Workers run :func:`aqmlab.runner.worker.simulate`: a worker that sees ``OUT`` (a ``LocalCluster``, or a
+shared file system) streams the run folder into ``OUT/runs/`` under a temporary name, one that does not
+writes it locally and returns its files as bytes; either way the client (the process running the sweep)
+puts it in place atomically as ``OUT/runs/<hash>/``. Workers need aqmlab installed (the same version: a
+worker with another version refuses the task), and a run written by a Dask sweep is byte-for-byte the
+run a local sweep writes (except ``wall_s``).
 ``address="local"`` starts a ``LocalCluster`` of ``jobs`` single-threaded worker processes.
 """
 

@@ -1,19 +1,16 @@
 """What the executors share: the work of one task, the same in a local worker process and on a Dask worker
-(:func:`simulate`: run the simulation and return its run folder as bytes, so that only the process that
-started the runs writes into ``OUT``), how a failed task is described, and the result callback."""
+(:func:`simulate`: run the simulation, streaming its growing tables into its run folder under a
+temporary name, which only the process that started the runs renames into place), how a failed task is
+described, and the result callback."""
 
 from __future__ import annotations
 
-import json
 import tempfile
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from aqmlab import __version__, _core, api
+from aqmlab import __version__, api
 
 #: Called in the process that started the tasks, for every task: (task, payload, None) or
 #: (task, None, error message).
@@ -25,32 +22,34 @@ class RunnerError(api.ScenarioError):
 
 
 def simulate(task: Mapping[str, Any]) -> dict:
-    """Runs one task and returns ``{"hash", "files": {name: bytes}, "wall_s"}``: the run folder exactly as
-    :meth:`aqmlab.RunResult.write` writes it (written to a local temporary folder and read back), plus
-    ``responses.parquet`` when the run has response-time classes and the API did not write that table."""
+    """Runs one task as :func:`aqmlab.api.run` runs a scenario with an output folder, its growing tables
+    streamed to their files, and returns ``{"hash", "wall_s"}`` with where the run folder is: written
+    under a temporary name in ``task["runs_dir"]`` (``"staged"``: the process that owns the sweep
+    folder renames it), or, on a Dask worker that does not see that folder (no shared file system),
+    as the files' bytes (``"files"``), written to a local temporary folder and read back."""
     if task["version"] != __version__:
         raise RuntimeError(f"this worker has aqmlab {__version__}, the sweep expects {task['version']}")
-    t0 = time.perf_counter()
-    try:
-        raw_json = _core.run(task["text"], task["file"], list(task["overrides"]), task["seed"], None)
-    except ValueError as e:
-        raise api.ScenarioError(str(e)) from None
-    wall = time.perf_counter() - t0
-    raw = json.loads(raw_json)
-    result = api.RunResult.from_raw(
-        raw,
-        text=task["text"],
-        file=task["file"],
-        overrides=list(task["overrides"]),
-        seed=task["seed"],
-        wall_s=wall,
-    )
+    runs_dir = Path(task["runs_dir"])
+    if runs_dir.is_dir():
+        result = _run(task, runs_dir)
+        return {"hash": task["hash"], "staged": str(result.folder), "wall_s": result.summary["wall_s"]}
     with tempfile.TemporaryDirectory(prefix="aqmlab-run-") as d:
-        folder = result.write(Path(d) / task["hash"])
-        files = {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
-    if "responses.parquet" not in files and raw.get("responses"):
-        files["responses.parquet"] = api.parquet_bytes(pd.DataFrame.from_records(raw["responses"]))
-    return {"hash": task["hash"], "files": files, "wall_s": wall}
+        result = _run(task, Path(d))
+        assert result.folder is not None, "run with an output folder"
+        files = {p.name: p.read_bytes() for p in sorted(result.folder.iterdir()) if p.is_file()}
+    return {"hash": task["hash"], "files": files, "wall_s": result.summary["wall_s"]}
+
+
+def _run(task: Mapping[str, Any], runs_dir: Path) -> api.RunResult:
+    """The task's run folder, written into ``runs_dir`` under a temporary name."""
+    return api.run_text(
+        task["text"],
+        task["file"],
+        seed=task["seed"],
+        set=list(task["overrides"]),
+        out=runs_dir / task["hash"],
+        commit=False,
+    )
 
 
 def describe(e: BaseException) -> str:

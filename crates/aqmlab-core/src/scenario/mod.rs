@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod error;
+pub mod every_error;
 pub mod flow_group;
 pub mod locate;
 pub mod tagged;
@@ -466,13 +467,21 @@ pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
                 None => span_line().or_else(|| locate::line_of(text, &path)),
             };
             let path = match path.as_str() {
-                "." => line.and_then(|l| locate::path_on_line(text, l)).unwrap_or_default(),
+                // A top-level field that is missing is named by the message, not by any line.
+                "." => missing_field(inner.message())
+                    .or_else(|| line.and_then(|l| locate::path_on_line(text, l)))
+                    .unwrap_or_default(),
                 _ => path,
             };
             (path, line)
         }
     };
     Err(ScenarioError { file: file.into(), line, path, message: toml_message(inner.message()) })
+}
+
+/// `X` of serde's "missing field `X`".
+fn missing_field(message: &str) -> Option<String> {
+    message.trim().strip_prefix("missing field `")?.strip_suffix('`').map(str::to_string)
 }
 
 /// The TOML parser's message, or what was expected where it gives none (`key =` with no value).
