@@ -79,7 +79,7 @@ pub fn check(
 ) -> Result<(Model, Estimate), (Vec<ScenarioError>, Vec<ScenarioError>)> {
     load_checked(text, file, overrides, seed, limit, streamed).map_err(|first| {
         match resolve(text, file, overrides, seed) {
-            Ok(text) => scenario::every_error::every_error(&text, file, first),
+            Ok(text) => scenario::every_error::every_error(&text, file, first, limit, streamed),
             Err(_) => (vec![first], Vec::new()),
         }
     })

@@ -14,7 +14,7 @@
 
 use aqmlab_core::scenario::every_error::every_error;
 use aqmlab_core::scenario::{self, build};
-use aqmlab_core::ScenarioError;
+use aqmlab_core::{Limit, ScenarioError};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
@@ -317,7 +317,7 @@ fn check_located(e: &ScenarioError, file: &str, text: &str) -> Result<(), TestCa
 /// A rejection is also read for every error (`aqmlab validate`), each of them located.
 fn parse_and_build(file: &str, text: &str) -> Result<(), TestCaseError> {
     let every = |first: ScenarioError| -> Result<(), TestCaseError> {
-        let (errors, warnings) = every_error(text, file, first.clone());
+        let (errors, warnings) = every_error(text, file, first.clone(), Limit::machine_default(), true);
         prop_assert!(errors.contains(&first), "the first error is among all: {}\n{:?}", first, errors);
         errors.iter().chain(&warnings).try_for_each(|e| check_located(e, file, text))
     };

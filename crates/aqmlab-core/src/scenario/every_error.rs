@@ -10,6 +10,7 @@
 //! checks of traced flows and the `[stop]` class are not made once a traffic entry is left out.
 
 use super::{build, parse, ScenarioError};
+use crate::estimate::{Estimate, Limit};
 use std::ops::Range;
 use toml_edit::{ImDocument, Item, Table};
 
@@ -22,8 +23,15 @@ const TRAFFIC_REFERENCES: &[&str] = &["measure.trace_cwnd", "stop.class"];
 
 /// Every error and warning of a scenario `text` whose first error, as [`parse`] and
 /// [`build::build`] report it, is `first` (kept as it is, so `aqmlab run` and `aqmlab validate` say the
-/// same).
-pub fn every_error(text: &str, file: &str, first: ScenarioError) -> (Vec<ScenarioError>, Vec<ScenarioError>) {
+/// same). No part is built whose tables would exceed `limit` (see [`Estimate::of_scenario`]; `streamed`
+/// as there): its estimate is the error, so a billion flows are refused here too without allocating.
+pub fn every_error(
+    text: &str,
+    file: &str,
+    first: ScenarioError,
+    limit: Limit,
+    streamed: bool,
+) -> (Vec<ScenarioError>, Vec<ScenarioError>) {
     let Some(units) = units(text) else { return (vec![first], Vec::new()) };
     let mut errors = Vec::new();
     let mut left_out: Vec<&Unit> = Vec::new();
@@ -41,7 +49,7 @@ pub fn every_error(text: &str, file: &str, first: ScenarioError) -> (Vec<Scenari
         let missing = parse(&Unit::keep(text, &[]), file).err();
         errors.extend(missing.map(|e| ScenarioError { path: "duration".into(), ..e }));
     }
-    let warnings = build_errors(text, file, &units, &mut left_out, &mut errors);
+    let warnings = build_errors(text, file, &units, &mut left_out, &mut errors, (limit, streamed));
     // `first` replaces the error of its own unit, which reading the unit alone may locate differently.
     match errors.iter().position(|e| unit_path(&e.path) == unit_path(&first.path)) {
         Some(i) => errors[i] = first,
@@ -58,6 +66,7 @@ fn build_errors<'u>(
     units: &'u [Unit],
     left_out: &mut Vec<&'u Unit>,
     errors: &mut Vec<ScenarioError>,
+    (limit, streamed): (Limit, bool),
 ) -> Vec<ScenarioError> {
     loop {
         if left_out.iter().any(|u| NETWORK.contains(&u.key.as_str())) {
@@ -68,6 +77,10 @@ fn build_errors<'u>(
         let rest = Unit::keep(text, &kept);
         let renumber = |e: ScenarioError| renumber_kept(e, &kept);
         let Ok(s) = parse(&rest, file) else { return Vec::new() };
+        if let Err(e) = Estimate::of_scenario(&s, streamed).check(limit, &rest, file) {
+            errors.push(renumber(e));
+            return Vec::new();
+        }
         let e = match build::build(&s, &rest, file) {
             Ok(model) => return model.warnings.into_iter().map(renumber).collect(),
             Err(e) => renumber(e),
@@ -230,7 +243,11 @@ mod tests {
     use super::*;
 
     fn all(text: &str) -> Vec<String> {
-        every_error(text, "m.toml", first(text)).0.iter().map(ToString::to_string).collect()
+        every_error(text, "m.toml", first(text), Limit::machine_default(), true)
+            .0
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
 
     /// h1 — r — h2, each link on lines 2-6 and 7-11, with `rest` after them.
@@ -263,7 +280,7 @@ mod tests {
             UDP.replace("\"h2\"", "\"h9\""),
             UDP.replacen("rate", "start = \"20s\"\nrate", 1),
         ));
-        let (errors, warnings) = every_error(&text, "m.toml", first(&text));
+        let (errors, warnings) = every_error(&text, "m.toml", first(&text), Limit::machine_default(), true);
         let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert_eq!(errors.len(), 3, "{errors:#?}");
         assert!(errors[0].starts_with("m.toml:13: measure.sample_interval: "), "{errors:#?}");
@@ -274,15 +291,32 @@ mod tests {
     }
 
     #[test]
+    fn a_part_too_large_for_memory_is_refused_not_built() {
+        // A billion flows would take terabytes to build: after the first error, checking the rest must
+        // stop at their estimate.
+        let flows = UDP.replacen("rate", "count = 1000000000\nrate", 1);
+        let text = two_links(&format!("[measure]\nsample_interval = \"soon\"\n{flows}"));
+        let limit = Limit { bytes: 1 << 30, given: true, disk_free: None };
+        let (errors, _) = every_error(&text, "m.toml", first(&text), limit, true);
+        let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(errors.len(), 2, "{errors:#?}");
+        assert!(errors[0].starts_with("m.toml:13: measure.sample_interval: "), "{errors:#?}");
+        assert!(
+            errors[1].starts_with("m.toml:18: flows[0].count: a run within the memory limit"),
+            "{errors:#?}"
+        );
+    }
+
+    #[test]
     fn one_mistake_is_the_first_error_unchanged() {
         let text = two_links(UDP).replacen("\"10Mbps\"", "\"-10Mbps\"", 1);
-        let (errors, _) = every_error(&text, "m.toml", first(&text));
+        let (errors, _) = every_error(&text, "m.toml", first(&text), Limit::machine_default(), true);
         assert_eq!(errors, [first(&text)]);
         let text = two_links(&UDP.replace("\"h2\"", "\"h9\""));
-        let (errors, _) = every_error(&text, "m.toml", first(&text));
+        let (errors, _) = every_error(&text, "m.toml", first(&text), Limit::machine_default(), true);
         assert_eq!(errors, [first(&text)]);
         let text = "[[links]]\na = \"x\"\nb = \"y\"\nrate = 1\ndelay = 0\n";
-        let (errors, _) = every_error(text, "m.toml", first(text));
+        let (errors, _) = every_error(text, "m.toml", first(text), Limit::machine_default(), true);
         assert_eq!(errors, [first(text)], "a missing duration");
     }
 
