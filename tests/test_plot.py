@@ -22,13 +22,13 @@ def run_folder(tmp_path_factory):
     from conftest import EXAMPLE
 
     out = tmp_path_factory.mktemp("plot") / "run"
-    aqmlab.run(EXAMPLE, set=SHORT, out=out)
+    aqmlab.run(EXAMPLE, set=[*SHORT, "measure.flow_series=true"], out=out)
     return out
 
 
 def test_a_run_gets_queue_delay_cwnd_and_goodput_figures(run_folder, tmp_path):
     figures = plot.plot_folder(run_folder, tmp_path / "figs")
-    assert [f.stem.name for f in figures] == ["queue", "queue_delay", "cwnd", "goodput"]
+    assert [f.stem.name for f in figures] == ["queue", "queue_delay", "cwnd", "goodput", "throughput"]
     for f in figures:
         assert f.stem.with_suffix(".png").stat().st_size > 1000
         assert f.stem.with_suffix(".svg").read_text().lstrip().startswith("<?xml")
@@ -37,7 +37,7 @@ def test_a_run_gets_queue_delay_cwnd_and_goodput_figures(run_folder, tmp_path):
 def test_a_run_report_holds_its_tables_and_figures(run_folder):
     page = write_folder_report(run_folder).read_text()
     assert "Links (busiest first)" in page and "Flow groups" in page and "r1-&gt;r2" in page
-    assert page.count("<img ") == 4 and 'src="figures/queue.png"' in page
+    assert page.count("<img ") == 5 and 'src="figures/throughput.png"' in page
 
 
 def test_a_sweep_gets_boxes_scatter_and_a_table_with_intervals(tmp_path):

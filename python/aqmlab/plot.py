@@ -2,11 +2,12 @@
 each written as PNG and SVG.
 
 A run folder gives: queue length and queueing delay over time of the sampled links, the traced congestion
-windows, goodput per flow, and the response-time CDF and CCDF per class. A sweep folder gives: box plots of
+windows, goodput per flow, throughput over time per flow group and per flow (with `measure.flow_series`),
+and the response-time CDF and CCDF per class. A sweep folder gives: box plots of
 the busiest link's utilization, mean queue and loss and of each class's goodput per swept value, and
 Flent's delay-versus-throughput scatter with one ellipse per configuration (mean and one standard
-deviation over seeds). Figures a folder has no data for (no sampled link, no traced flow, no web traffic)
-are left out.
+deviation over seeds). Figures a folder has no data for (no sampled link, no traced flow, no flow
+series, no web traffic) are left out.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ __all__ = ["Plot", "is_sweep", "plot_folder", "read_table", "save_figure", "summ
 FORMATS = ("png", "svg")
 #: Sampled links drawn at most (the busiest first); a figure with more panels is unreadable.
 MAX_PANELS = 6
+#: Flows drawn one line each in the throughput figure.
+MAX_FLOW_LINES = 20
 
 
 @dataclass
@@ -86,7 +89,7 @@ def read_table(folder: Path, name: str) -> pd.DataFrame:
 def _run_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot]:
     links = read_table(folder, "links")
     drawn = []
-    for draw in (_queues, _cwnd, _goodput, _responses):
+    for draw in (_queues, _cwnd, _goodput, _throughput, _responses):
         drawn += draw(folder, links, out, formats)
     return drawn
 
@@ -164,6 +167,33 @@ def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot
     ax.set_title("Goodput per flow (after the warm-up)")
     save_figure(fig, out / "goodput", formats)
     return [Plot(out / "goodput", "Goodput per flow")]
+
+
+def _throughput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+    """Throughput over time from the flow series (bytes delivered per sample interval): the total of each
+    flow group, and each flow of the first groups (at most MAX_FLOW_LINES lines)."""
+    series = read_table(folder, "flow_series")
+    if series.empty:
+        return []
+    groups = read_table(folder, "flows").set_index("flow")["group"]
+    series = series.sort_values(["flow", "t"]).assign(group=lambda d: d["flow"].map(groups))
+    # Each row covers the time since the flow's previous row (the first: one interval, as the next).
+    interval = series.groupby("flow")["t"].diff()
+    interval = interval.fillna(series.groupby("flow")["t"].transform(lambda t: t.diff().median()))
+    series["mbps"] = 8e-6 * series["bytes_delivered"] / interval
+    names = ["by flow group", "by flow"]
+    fig, panels = _time_panels(names, "Mb/s", "Throughput over time (bytes delivered per sample interval)")
+    (by_group, _), (by_flow, _) = panels
+    for group, g in series.groupby("group", sort=False):
+        total = g.groupby("t")["mbps"].sum()
+        by_group.plot(total.index, total.to_numpy(), lw=0.8, label=group)
+    for flow in series["flow"].unique()[:MAX_FLOW_LINES]:
+        s = series[series["flow"] == flow]
+        by_flow.plot(s["t"], s["mbps"], lw=0.6)
+    if series["group"].nunique() <= 12:
+        by_group.legend(fontsize=8, loc="upper right")
+    save_figure(fig, out / "throughput", formats)
+    return [Plot(out / "throughput", "Throughput over time")]
 
 
 def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
