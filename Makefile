@@ -82,6 +82,7 @@ validate: build
 	$(PY) validation/compare_packmime_samplers.py
 	$(PY) validation/compare_weigle2005.py
 	$(PY) validation/weigle2005_sensitivity.py
+	$(PY) validation/bad_input_probe.py
 
 clean:
 	rm -rf target $(VENV) results reports

@@ -104,7 +104,7 @@ def test_max_memory_sets_the_limit(tmp_path):
         aqmlab("run", BENCH, "--max-memory", "20MB", "--set", "dumbbell.pairs=1000", cwd=tmp_path)
     )
     assert "dumbbell.pairs: a run within the memory limit of 20.0 MB (--max-memory); " in line
-    assert "58.1 MB of it in 4,002 link directions (other tables: flows 4.1 MB" in line
+    assert "58.4 MB of it in 4,002 link directions (other tables: flows 4.1 MB" in line
     assert list(tmp_path.iterdir()) == []
     line = error_line(aqmlab("validate", EXAMPLE, "--max-memory", "lots"))
     assert "argument --max-memory: a memory size like '2GB'" in line

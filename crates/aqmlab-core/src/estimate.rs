@@ -371,6 +371,29 @@ impl Estimate {
         self.file_bytes = self.parts.iter().map(|p| p.file_bytes).fold(0, u64::saturating_add);
     }
 
+    /// A warning, located at the setting of the largest streamed table, if the streamed tables would fill
+    /// more than half of the free disk space (legal, but the run would leave little room for anything
+    /// else, and takes as long as writing that much).
+    pub fn disk_warning(&self, limit: Limit, text: &str, file: &str) -> Option<ScenarioError> {
+        let free = limit.disk_free.filter(|&free| self.file_bytes > free / 2)?;
+        let top = self.parts.iter().max_by_key(|p| p.file_bytes)?;
+        Some(ScenarioError {
+            file: file.into(),
+            line: locate::line_of(text, &top.setting),
+            path: top.setting.clone(),
+            message: format!(
+                "the streamed tables would write about {}, more than half of the free disk space ({}), {} \
+                 of it in {} {}: {}",
+                human_bytes(self.file_bytes),
+                human_bytes(free),
+                human_bytes(top.file_bytes),
+                human_count(top.items),
+                top.what,
+                top.advice,
+            ),
+        })
+    }
+
     /// An error, located at the setting of the largest part, if the tables need more memory than
     /// `limit`, or the streamed tables more than the free disk space it gives.
     pub fn check(&self, limit: Limit, text: &str, file: &str) -> Result<(), ScenarioError> {
@@ -603,6 +626,11 @@ between = "dumbbell"
         let err = e.check(disk(100_000_000), &text, "t.toml").unwrap_err();
         assert_eq!(err.path, "measure.sample_interval");
         assert!(err.message.contains("free disk space where they are written (100.0 MB)"), "{err}");
+        // Legal but more than half of the free space: a warning at the same setting.
+        assert!(e.disk_warning(disk(1_000_000_000), &text, "t.toml").is_none());
+        let warning = e.disk_warning(disk(2 * e.file_bytes - 1), &text, "t.toml").expect("a warning");
+        assert_eq!(warning.path, "measure.sample_interval");
+        assert!(warning.message.contains("more than half of the free disk space"), "{warning}");
         let ns = crate::load_checked(
             DUMBBELL,
             "t.toml",

@@ -60,9 +60,10 @@ pub fn load_checked(
     let text = resolve(text, file, overrides, seed)?;
     let s = scenario::parse(&text, file)?;
     Estimate::of_scenario(&s, streamed).check(limit, &text, file)?;
-    let model = scenario::build::build(&s, &text, file)?;
+    let mut model = scenario::build::build(&s, &text, file)?;
     let estimate = Estimate::of_model(&s, &model, streamed);
     estimate.check(limit, &text, file)?;
+    model.warnings.extend(estimate.disk_warning(limit, &text, file));
     Ok((model, estimate))
 }
 
