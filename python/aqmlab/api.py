@@ -427,6 +427,26 @@ class RunResult:
     #: The run folder written by :func:`run` with ``out`` (None without).
     folder: Path | None = field(default=None, repr=False)
 
+    def _repr_html_(self) -> str:
+        """In Jupyter: the run's facts, its busiest links and its classes."""
+        from aqmlab.display import result_html
+
+        s = self.summary
+        facts = [
+            f"{s.get('end_s', 0):g} s simulated (ended by {s.get('ended_by', '?')})",
+            f"{s.get('wall_s', 0):.2f} s wall",
+            f"{len(self.flows)} flows",
+        ]
+        if s.get("warnings"):
+            facts.append(f"{len(s['warnings'])} warnings")
+        link_cols = ["link", "queue", "utilization", "q_mean_pkts", "sojourn_mean_s", "loss_rate", "marks"]
+        links = self.links.sort_values("utilization", ascending=False)
+        links = links[[c for c in link_cols if c in links]]
+        class_cols = ["class", "goodput_bps", "loss_rate", "flows"]
+        classes = self.classes[[c for c in class_cols if c in self.classes]]
+        title = f"Run {s.get('name', '')} (seed {s.get('seed', '?')})"
+        return result_html(title, facts, [("Links, busiest first", links), ("Classes", classes)])
+
     @property
     def queue_samples(self) -> pd.DataFrame:
         """Queue lengths of the sampled link directions: ``link``, ``t``, ``q_pkts``, ``q_bytes``, and

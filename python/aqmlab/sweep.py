@@ -635,6 +635,20 @@ class SweepResult:
     def ok(self) -> bool:
         return not self.failed
 
+    def _repr_html_(self) -> str:
+        """In Jupyter: the counts of runs and the head of the aggregate table."""
+        from aqmlab.display import result_html
+
+        facts = [
+            f"{self.total} runs planned",
+            f"{self.done} simulated now",
+            f"{self.skipped} already complete",
+            f"{len(self.failed)} failed",
+        ]
+        return result_html(
+            f"Sweep {self.out}", facts, [("Aggregate (a row per run and metric)", self.aggregate)]
+        )
+
 
 #: A progress event: ``kind`` is "start" (with the counts), "done", "failed" or "skipped".
 ProgressCallback = Callable[[str, dict], object]
