@@ -114,6 +114,15 @@ CWND_TRACE_SCHEMA = pa.schema(
     ]
 )
 FLOW_SERIES_SCHEMA = pa.schema([("flow", pa.int64()), ("t", pa.float64()), ("bytes_delivered", pa.int64())])
+#: The folder of a run folder that holds the packet captures of ``measure.pcap``.
+PCAP_DIR = "pcap"
+
+
+def pcap_file_name(link: str) -> str:
+    """The capture file of link direction ``link`` in ``pcap/``: ``r1->r2`` → ``r1_to_r2.pcap`` (any
+    other character that is not a letter, a digit, ``-``, ``_`` or ``.`` becomes ``_``)."""
+    name = link.replace("->", "_to_")
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-_.") else "_" for c in name) + ".pcap"
 
 
 def run(
@@ -134,6 +143,9 @@ def run(
     With ``measure.pair_records = true`` the request/response pairs stream to ``pairs.parquet`` as the
     run goes (in the run folder's temporary folder with ``out``, else in a temporary file that lives as
     long as the result); :attr:`RunResult.pairs` reads that file.
+
+    With ``measure.pcap``, each listed link direction's departures stream to ``pcap/<link>.pcap``
+    (:attr:`RunResult.pcap_paths`).
 
     Queue samples, the window trace and the flow series stream to ``queue_samples.parquet``,
     ``cwnd_trace.parquet`` and ``flow_series.parquet`` in the same way (read back on first access of
@@ -206,6 +218,7 @@ def run_text(
         result = RunResult.from_raw(raw, text=text, file=label, overrides=overrides, seed=seed, wall_s=wall)
         result.table_paths = {name: sink.paths[name] for name in STREAMED}
         result.pairs_path = sink.paths.get("pairs")
+        result.pcap_paths = sink.pcap_paths()
         if scratch is not None:
             weakref.finalize(result, shutil.rmtree, scratch, True)
             scratch = None
@@ -277,6 +290,30 @@ class _PairSink(_ParquetSink):
         super().__init__(path, PAIRS_SCHEMA, convert)
 
 
+class _PcapSink:
+    """Appends the engine's batches of one link direction's capture (raw pcap bytes, the file header
+    first) to its file in ``folder/pcap/``."""
+
+    def __init__(self, folder: Path, link: str) -> None:
+        directory = folder / PCAP_DIR
+        directory.mkdir(exist_ok=True)
+        self.path = directory / pcap_file_name(link)
+        self.file: io.BufferedWriter | None = open(self.path, "wb")  # noqa: SIM115 (closed by close)
+        self.batches = 0
+
+    def __call__(self, data: bytes) -> None:
+        assert self.file is not None, "records after the end of the run"
+        self.file.write(data)
+        self.batches += 1
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+            fsync_path(self.path)
+            fsync_path(self.path.parent)
+
+
 class _Streams:
     """The ``records`` callback of ``_core.run``: each batch of a streamed table (``queue_samples``,
     ``cwnd_trace``, ``flow_series`` and, with pair records, ``pairs``) is appended to its Parquet file
@@ -310,16 +347,27 @@ class _Streams:
             self.close()
             raise
         self.paths = {name: sink.path for name, sink in self.sinks.items()}
+        self.folder = folder
+        self.pcap: dict[str, _PcapSink] = {}
 
     @property
     def rows(self) -> int:
-        return sum(sink.rows for sink in self.sinks.values())
+        return sum(sink.rows for sink in self.sinks.values()) + sum(p.batches for p in self.pcap.values())
 
-    def __call__(self, table: str, batch_json: str) -> None:
-        self.sinks[table](batch_json)
+    def __call__(self, table: str, batch: Any) -> None:
+        if table == "pcap":
+            link, data = batch
+            if link not in self.pcap:
+                self.pcap[link] = _PcapSink(self.folder, link)
+            self.pcap[link](data)
+            return
+        self.sinks[table](batch)
+
+    def pcap_paths(self) -> dict[str, Path]:
+        return {link: sink.path for link, sink in self.pcap.items()}
 
     def close(self) -> None:
-        for sink in self.sinks.values():
+        for sink in [*self.sinks.values(), *self.pcap.values()]:
             sink.close()
 
 
@@ -374,6 +422,9 @@ class _Staging:
                 result.table_paths[name] = final / source.name
         if result.pairs_path is not None and result.pairs_path.parent == self.tmp:
             result.pairs_path = final / PAIRS_FILE
+        for link, source in result.pcap_paths.items():
+            if source.parent == self.tmp / PCAP_DIR:
+                result.pcap_paths[link] = final / PCAP_DIR / source.name
         return final
 
 
@@ -426,6 +477,8 @@ class RunResult:
     frames: dict[str, pd.DataFrame] = field(default_factory=dict, repr=False)
     #: The run folder written by :func:`run` with ``out`` (None without).
     folder: Path | None = field(default=None, repr=False)
+    #: The pcap file of each link direction captured (``measure.pcap``), by link name.
+    pcap_paths: dict[str, Path] = field(default_factory=dict, repr=False)
 
     def _repr_html_(self) -> str:
         """In Jupyter: the run's facts, its busiest links and its classes."""
@@ -631,6 +684,12 @@ class RunResult:
                 if source != path:  # not streamed into this folder during the run: copied, not read
                     shutil.copyfile(source, path)
                     fsync_path(path)
+            for source in self.pcap_paths.values():
+                path = tmp / PCAP_DIR / source.name
+                if source != path:
+                    path.parent.mkdir(exist_ok=True)
+                    shutil.copyfile(source, path)
+                    fsync_path(path)
         except BaseException:
             staging.abort()
             raise
@@ -647,13 +706,16 @@ def load_run(folder: str | os.PathLike) -> RunResult:
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     streamed = {name: folder / f"{name}.parquet" for name in STREAMED}
     pairs = folder / PAIRS_FILE
+    tables = {name: pd.read_parquet(folder / f"{name}.parquet") for name in TABLES if name not in STREAMED}
+    captures = {link: folder / PCAP_DIR / pcap_file_name(link) for link in tables["links"]["link"]}
     return RunResult(
         summary=summary,
-        **{name: pd.read_parquet(folder / f"{name}.parquet") for name in TABLES if name not in STREAMED},
+        **tables,
         raw={},
         scenario_text=summary.get("scenario_original", summary.get("scenario", "")),
         pairs_path=pairs if pairs.exists() else None,
         table_paths=streamed,
+        pcap_paths={link: path for link, path in captures.items() if path.is_file()},
     )
 
 

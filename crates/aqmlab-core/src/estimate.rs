@@ -38,6 +38,9 @@ pub const CWND_ROW_FILE_BYTES: u64 = 16;
 /// its file.
 pub const FLOW_SERIES_ROW_BYTES: u64 = 165;
 pub const FLOW_SERIES_ROW_FILE_BYTES: u64 = 8;
+/// Bytes per packet record of a pcap capture in memory: its bytes in the engine's batch and their copy
+/// handed to Python.
+pub const PCAP_RECORD_BYTES: u64 = 2 * crate::engine::pcap::RECORD_FILE_BYTES;
 /// The smallest packet (a TCP ACK), which bounds how many packets a wire or a byte-mode queue holds.
 const MIN_PACKET_BYTES: f64 = 40.0;
 
@@ -123,6 +126,9 @@ pub struct Estimate {
     pub cwnd_rows: u64,
     /// Rows of the flow series (`measure.flow_series`): one per flow and sample.
     pub flow_series_rows: u64,
+    /// An upper bound on the packet records of the pcap captures (`measure.pcap`; streamed runs only):
+    /// each captured direction busy all the window with the smallest packets.
+    pub pcap_records: u64,
     /// Connections the HTTP generators open, on average.
     pub http_connections: u64,
     pub memory_bytes: u64,
@@ -349,6 +355,10 @@ impl Estimate {
             rows = rows.saturating_add((segments + timeouts + 1.0).min(u64::MAX as f64 / 4.0) as u64);
         }
         e.cwnd_rows = rows;
+        if streamed && !m.pcap_links.is_empty() {
+            e.parts.push(pcap_part(m));
+            e.pcap_records = e.parts.last().map_or(0, |p| p.items);
+        }
         if rows > 0 {
             e.parts.push(streamed_part(
                 streamed,
@@ -445,6 +455,29 @@ impl Estimate {
             ),
         })
     }
+}
+
+/// The pcap captures: per captured direction, a record per smallest packet its rate can send in the
+/// window, one batch of them in memory and every one in its file (only runs with a sink capture).
+fn pcap_part(m: &Model) -> Part {
+    use crate::engine::pcap::{FILE_HEADER_BYTES, RECORD_FILE_BYTES};
+    let window = m.duration.saturating_sub(m.warmup) as f64 * 1e-9;
+    let (mut records, mut batches) = (0u64, 0u64);
+    for &l in &m.pcap_links {
+        let rate = m.links[l as usize].info.rate_bps as f64;
+        let n = (rate * window / (8.0 * MIN_PACKET_BYTES)).min(u64::MAX as f64 / 4.0) as u64 + 1;
+        records = records.saturating_add(n);
+        batches = batches.saturating_add(n.min(RECORD_BATCH as u64));
+    }
+    let advice = format!(
+        "{} link directions captured: capture fewer (`measure.pcap`) or a shorter run (`duration`)",
+        human_count(m.pcap_links.len() as u64)
+    );
+    let p = part("pcap records", records, PCAP_RECORD_BYTES, "measure.pcap".into(), &advice);
+    let file_bytes = records
+        .saturating_mul(RECORD_FILE_BYTES)
+        .saturating_add(FILE_HEADER_BYTES * m.pcap_links.len() as u64);
+    Part { bytes: batches.saturating_mul(PCAP_RECORD_BYTES), streamed: true, file_bytes, ..p }
 }
 
 fn part(what: &'static str, items: u64, each: u64, setting: String, advice: &str) -> Part {
@@ -662,6 +695,28 @@ between = "dumbbell"
         let err = crate::load_checked(DUMBBELL, "t.toml", &overrides, None, disk, true).unwrap_err();
         assert_eq!(err.path, "measure.flow_series", "{err}");
         assert!(err.message.contains("100 flows sampled 50,000,000,001 times each"), "{err}");
+    }
+
+    /// Captures count a batch per captured direction in memory and every record (at most one per
+    /// ACK-sized packet the link can send in the window) on disk; only streamed runs capture.
+    #[test]
+    fn pcap_records_are_counted_on_disk_and_refused_when_too_many() {
+        let on = ["measure.pcap=[\"A->B\", \"B->A\"]", "measure.sample_links=[]"].map(String::from);
+        let text = crate::resolve(DUMBBELL, "t.toml", &on, None).unwrap();
+        let s = crate::scenario::parse(&text, "t.toml").unwrap();
+        let m = crate::scenario::build::build(&s, &text, "t.toml").unwrap();
+        assert_eq!(Estimate::of_model(&s, &m, false).pcap_records, 0, "nothing captured without a sink");
+        let e = Estimate::of_model(&s, &m, true);
+        // 100 Mb/s of 40-byte packets for the 50 s window, each direction.
+        let per_link = 100_000_000 * 50 / 320 + 1;
+        assert_eq!(e.pcap_records, 2 * per_link);
+        let p = e.parts.iter().find(|p| p.what == "pcap records").unwrap();
+        assert_eq!(p.bytes, 2 * RECORD_BATCH as u64 * PCAP_RECORD_BYTES);
+        assert_eq!(p.file_bytes, 2 * per_link * 56 + 2 * 24);
+        let disk = Limit { disk_free: Some(100_000_000), ..Limit::given(u64::MAX) };
+        let err = e.check(disk, &text, "t.toml").unwrap_err();
+        assert_eq!(err.path, "measure.pcap", "{err}");
+        assert!(err.message.contains("2 link directions captured"), "{err}");
     }
 
     #[test]

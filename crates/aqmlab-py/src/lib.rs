@@ -7,6 +7,7 @@
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use std::sync::Mutex;
 
 fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
@@ -86,7 +87,9 @@ fn resolve(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) ->
 /// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `records`,
 /// `records(table, batch_json)` receives the rows of the tables that grow with the run's length —
 /// `"queue_samples"`, `"cwnd_trace"`, `"flow_series"` and, with `measure.pair_records`, `"pairs"` — in
-/// column-wise batches as the run goes (without it they come back in the result). Refused as
+/// column-wise batches as the run goes (without it they come back in the result), and, with
+/// `measure.pcap`, `records("pcap", (link, bytes))` the bytes to append to each captured link
+/// direction's pcap file (without `records` nothing is captured). Refused as
 /// `validate` refuses it when over `max_memory` or `disk_free`.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None, records = None, max_memory = None, disk_free = None))]
@@ -134,6 +137,16 @@ fn run(
                         aqmlab_core::Batch::QueueSamples(b) => ("queue_samples", serde_json::to_string(b)),
                         aqmlab_core::Batch::CwndTrace(b) => ("cwnd_trace", serde_json::to_string(b)),
                         aqmlab_core::Batch::FlowSeries(b) => ("flow_series", serde_json::to_string(b)),
+                        aqmlab_core::Batch::Pcap { link, bytes } => {
+                            // Raw bytes, not JSON: `records("pcap", (link, bytes))`.
+                            Python::with_gil(|py| {
+                                let batch = (link, PyBytes::new_bound(py, bytes));
+                                if let Err(e) = sink.call1(py, ("pcap", batch)) {
+                                    failure.lock().expect("not poisoned").get_or_insert(e);
+                                }
+                            });
+                            return;
+                        }
                     };
                     let json = json.expect("a batch serialises");
                     Python::with_gil(|py| {

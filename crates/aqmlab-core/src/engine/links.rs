@@ -134,7 +134,7 @@ impl Simulation<'_> {
         if self.fix_departure(l, pkt, size) {
             self.record_queue(l, self.now);
         } else {
-            self.count_departure(l, class, size, 0);
+            self.count_departure(l, pkt, class, size, self.now, 0);
         }
     }
 
@@ -210,7 +210,7 @@ impl Simulation<'_> {
                 }
             }
             self.record_queue(l, start);
-            self.count_departure(l, class, size, start - queued);
+            self.count_departure(l, p, class, size, start, start - queued);
         }
     }
 
@@ -261,14 +261,21 @@ impl Simulation<'_> {
         link.last_in_flight = p;
     }
 
-    /// A packet of `class` and `size` bytes starts its transmission on link `l` after waiting `wait`.
-    fn count_departure(&mut self, l: u32, class: u16, size: u32, wait: Time) {
+    /// Packet `p`, of `class` and `size` bytes, starts its transmission on link `l` at `at` after
+    /// waiting `wait`.
+    fn count_departure(&mut self, l: u32, p: PacketId, class: u16, size: u32, at: Time, wait: Time) {
         self.forwards += 1;
-        self.queues[l as usize].sojourn.add(wait, self.measuring);
+        let queue = &mut self.queues[l as usize];
+        queue.sojourn.add(wait, self.measuring);
         if self.measuring {
+            let capture = queue.pcap;
             let c = self.traffic(l, class);
             c.departures += 1;
             c.departure_bytes += size as u64;
+            // Captured exactly as counted: every departure in the window.
+            if capture != super::pcap::NO_CAPTURE {
+                self.capture(capture, l, p, at);
+            }
         }
     }
 
@@ -277,7 +284,7 @@ impl Simulation<'_> {
         if let Some(p) = self.dequeue(l, self.now) {
             let pk = self.packets.get(p);
             let (class, size, queued) = (pk.class, pk.size, pk.enqueued_at);
-            self.count_departure(l, class, size, self.now - queued);
+            self.count_departure(l, p, class, size, self.now, self.now - queued);
             let tx = self.tx_time(l, size);
             let link = &mut self.links[l as usize];
             link.busy_until = self.now + tx;

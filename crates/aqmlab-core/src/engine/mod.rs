@@ -3,6 +3,7 @@
 //! - [`links`]: transmission, propagation, queue disciplines and DelayBoxes;
 //! - [`flows`]: TCP connections and their applications, UDP sources, PackMime generators;
 //! - [`series`]: the per-flow throughput series;
+//! - [`pcap`]: packet captures of chosen link directions;
 //! - [`results`]: the tables a run returns.
 //!
 //! Flows live in slots; a slot freed by a finished connection is reused with a new generation number,
@@ -10,6 +11,7 @@
 
 mod flows;
 mod links;
+pub mod pcap;
 mod results;
 mod series;
 mod web;
@@ -155,6 +157,9 @@ struct LinkQueue {
     rng: Rng,
     length: QueueLength,
     sojourn: Sojourn,
+    /// The link's capture in `Simulation::captures`, or `pcap::NO_CAPTURE` (kept here, beside the
+    /// queueing delays every departure updates, rather than in the full `Link` cache line).
+    pcap: u32,
 }
 
 /// Called with the simulated time every so often; returning false stops the run.
@@ -169,10 +174,16 @@ pub enum Batch<'a> {
     CwndTrace(&'a CwndTrace),
     /// The per-flow throughput series (with `measure.flow_series`).
     FlowSeries(&'a FlowSeries),
+    /// Records of link direction `link`'s capture (`measure.pcap`), to append to its pcap file: the
+    /// first batch of each starts with the file header.
+    Pcap {
+        link: &'a str,
+        bytes: &'a [u8],
+    },
 }
 
 /// Receives the rows of the tables that grow with the run's length (pair records, queue samples, the
-/// window trace, the flow series) in batches of at most [`RECORD_BATCH`] rows, so that they are never
+/// window trace, the flow series, packet captures) in batches of at most [`RECORD_BATCH`] rows, so that they are never
 /// all in memory; the result's columns of these tables are then empty.
 pub type RecordSink<'a> = &'a mut dyn FnMut(Batch<'_>);
 
@@ -222,6 +233,8 @@ pub struct Simulation<'s> {
     /// Per static flow slot: its one-way delays and finite transfer, for the `flows` table.
     flow_measures: Vec<FlowMeasures>,
     series: series::FlowSeriesState,
+    /// The captured link directions (`measure.pcap`; only with a sink).
+    captures: Vec<pcap::Capture>,
     event_count: u64,
     // Scratch buffers reused by every event.
     actions: Vec<crate::aqm::QueueAction>,
@@ -286,6 +299,7 @@ impl<'s> Simulation<'s> {
                 rng: rng::stream(model.seed, &format!("queue/{}", l.name)),
                 length: QueueLength::default(),
                 sojourn: Sojourn::default(),
+                pcap: pcap::NO_CAPTURE,
             });
         }
         let mut delay_nodes = vec![false; model.nodes.len()];
@@ -303,6 +317,15 @@ impl<'s> Simulation<'s> {
             .iter()
             .map(|h| Generator::new(h, rng::stream(model.seed, &format!("http/{}", h.stream))))
             .collect();
+        // Captures go only to a sink, so that they are never all in memory.
+        let captures: Vec<pcap::Capture> = if sink.is_some() {
+            model.pcap_links.iter().map(|&l| pcap::Capture::new(l)).collect()
+        } else {
+            Vec::new()
+        };
+        for (c, capture) in captures.iter().enumerate() {
+            queues[capture.link as usize].pcap = c as u32;
+        }
         let mut sim = Simulation {
             now: 0,
             events: EventQueue::default(),
@@ -334,6 +357,7 @@ impl<'s> Simulation<'s> {
             traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
             flow_measures: model.flows.iter().map(FlowMeasures::new).collect(),
             series: series::FlowSeriesState::new(model.flows.len()),
+            captures,
             event_count: 0,
             actions: Vec::new(),
             tcp_out: Vec::new(),
@@ -393,6 +417,7 @@ impl<'s> Simulation<'s> {
         self.flush_samples();
         self.flush_cwnd_trace();
         self.flush_flow_series();
+        self.flush_captures();
         self.results(ended_by)
     }
 
@@ -618,7 +643,7 @@ mod sink_tests {
                     series.t.extend(&s.t);
                     series.bytes_delivered.extend(&s.bytes_delivered);
                 }
-                Batch::Pairs(_) => panic!("no pair records asked for"),
+                Batch::Pairs(_) | Batch::Pcap { .. } => panic!("no pair records or captures asked for"),
             }
         };
         let streamed = crate::run_with_sink(model.clone(), None, &mut sink);

@@ -80,6 +80,8 @@ pub struct Measure {
     pub pair_records: bool,
     /// Record the bytes delivered to every flow per `sample_interval` (written to Parquet in batches).
     pub flow_series: bool,
+    /// Link directions (`"A->B"`) whose departures are written to `pcap/<link>.pcap` (headers only).
+    pub pcap: Vec<String>,
 }
 
 impl Default for Measure {
@@ -91,6 +93,7 @@ impl Default for Measure {
             trace_cwnd: Vec::new(),
             pair_records: false,
             flow_series: false,
+            pcap: Vec::new(),
         }
     }
 }

@@ -42,21 +42,35 @@ impl Builder<'_> {
 
     /// The link directions whose queues are sampled.
     pub(super) fn sample_links(&self) -> Result<Vec<u32>, ScenarioError> {
+        self.link_directions("measure.sample_links", &self.s.measure.sample_links)
+    }
+
+    /// The link directions whose departures are captured to pcap files.
+    pub(super) fn pcap_links(&self) -> Result<Vec<u32>, ScenarioError> {
+        let mut links = self.link_directions("measure.pcap", &self.s.measure.pcap)?;
+        // One file per direction: a name listed twice is captured once.
+        links.sort_unstable();
+        links.dedup();
+        Ok(links)
+    }
+
+    /// The link directions `names` (the setting `field`) lists by name, or every one for `"all"`.
+    fn link_directions(&self, field: &str, names: &[String]) -> Result<Vec<u32>, ScenarioError> {
         let links = &self.net.links;
-        let mut sampled = Vec::new();
-        for (i, name) in self.s.measure.sample_links.iter().enumerate() {
+        let mut listed = Vec::new();
+        for (i, name) in names.iter().enumerate() {
             if name == "all" {
                 return Ok((0..links.len() as u32).collect());
             }
             let index = links.iter().position(|l| l.name == *name).ok_or_else(|| {
                 self.cx.err(
-                    format!("measure.sample_links[{i}]"),
+                    format!("{field}[{i}]"),
                     format!("a link direction such as `{}`; `{name}` is not one", links[0].name),
                 )
             })?;
-            sampled.push(index as u32);
+            listed.push(index as u32);
         }
-        Ok(sampled)
+        Ok(listed)
     }
 
     /// Every traced flow exists (`flows` of them do).
@@ -94,6 +108,10 @@ mod tests {
         assert_eq!(m.sample_links, [0, 1, 2, 3]);
         let e = error(&two_hosts("[measure]\nsample_links = [\"h1->h2\"]\n"));
         assert_eq!(e.path, "measure.sample_links[0]", "{e}");
+        let m = model(&two_hosts("[measure]\npcap = [\"r->h2\", \"h1->r\", \"r->h2\"]\n"));
+        assert_eq!(m.pcap_links, [0, 2], "sorted, each once");
+        let e = error(&two_hosts("[measure]\npcap = [\"h1->r\", \"h1->h2\"]\n"));
+        assert_eq!((e.path.as_str(), e.line), ("measure.pcap[1]", Some(13)), "{e}");
         assert!(e.message.contains("such as `h1->r`"), "{e}");
     }
 

@@ -125,6 +125,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
     let delayboxes = b.delayboxes()?;
     let stop_after = b.stop_after()?;
     let sample_links = b.sample_links()?;
+    let pcap_links = b.pcap_links()?;
     b.check_trace_cwnd(flows.len())?;
     Ok(Model {
         name: s.name.clone(),
@@ -139,6 +140,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         classes: b.classes,
         flows,
         sample_links,
+        pcap_links,
         trace_cwnd: s.measure.trace_cwnd.clone(),
         http,
         web_users,

@@ -150,6 +150,8 @@ pub struct Model {
     pub classes: Vec<String>,
     pub flows: Vec<FlowModel>,
     pub sample_links: Vec<u32>,
+    /// Link directions whose departures are captured to pcap files (`measure.pcap`).
+    pub pcap_links: Vec<u32>,
     pub trace_cwnd: Vec<u32>,
     pub http: Vec<HttpModel>,
     pub web_users: Vec<WebUsersModel>,
