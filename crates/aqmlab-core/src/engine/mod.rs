@@ -542,7 +542,8 @@ mod tests {
         sim.run(None)
     }
 
-    fn json<T: serde::Serialize>(v: &T) -> serde_json::Value {
+    /// A result row as JSON, to compare rows whole (also in the capture's tests).
+    pub(super) fn json<T: serde::Serialize>(v: &T) -> serde_json::Value {
         serde_json::to_value(v).expect("result rows serialise")
     }
 
@@ -590,6 +591,7 @@ mod tests {
 
 #[cfg(test)]
 mod sink_tests {
+    use super::tests::json;
     use super::*;
 
     /// With a record sink, queue samples, window-trace and flow-series rows come in batches of at most
@@ -650,7 +652,6 @@ mod sink_tests {
         assert!(batches > 2, "{batches} batches");
         assert!(streamed.queue_samples.is_empty() && streamed.cwnd_trace.is_empty());
         assert!(streamed.flow_series.is_empty());
-        let json = |v: &dyn erased::Ser| v.value();
         assert_eq!(json(&samples), json(&whole.queue_samples));
         assert_eq!(json(&trace), json(&whole.cwnd_trace));
         assert_eq!(json(&series), json(&whole.flow_series));
@@ -658,16 +659,5 @@ mod sink_tests {
         // The links' sample statistics come from running sums, not from the (streamed) samples.
         assert!(whole.links.iter().all(|l| l.q_samples == 7001), "every link sampled");
         assert_eq!(json(&streamed.links), json(&whole.links));
-    }
-
-    mod erased {
-        pub trait Ser {
-            fn value(&self) -> serde_json::Value;
-        }
-        impl<T: serde::Serialize> Ser for T {
-            fn value(&self) -> serde_json::Value {
-                serde_json::to_value(self).expect("serialises")
-            }
-        }
     }
 }

@@ -219,6 +219,7 @@ impl Simulation<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::tests::json;
 
     /// One TCP data segment, every byte worked out by hand.
     #[test]
@@ -279,7 +280,6 @@ mod tests {
         let (plain, none) = run("measure.pcap=[]");
         let (captured, files) = run("measure.pcap=[\"B->A\", \"A->B\"]");
         assert!(none.is_empty());
-        let json = |v: &dyn erased::Ser| v.value();
         assert_eq!(json(&captured.links), json(&plain.links));
         assert_eq!(json(&captured.flows), json(&plain.flows));
         assert_eq!(files.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(), ["A->B", "B->A"]);
@@ -297,17 +297,6 @@ mod tests {
             let row = plain.links.iter().find(|l| l.link == *link).unwrap();
             assert_eq!((records, bytes), (row.counters.departures, row.counters.departure_bytes), "{link}");
             assert!(records > 1000, "{link}: {records}");
-        }
-    }
-
-    mod erased {
-        pub trait Ser {
-            fn value(&self) -> serde_json::Value;
-        }
-        impl<T: serde::Serialize> Ser for T {
-            fn value(&self) -> serde_json::Value {
-                serde_json::to_value(self).expect("serialises")
-            }
         }
     }
 
