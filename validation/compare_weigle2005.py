@@ -90,9 +90,12 @@ def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
     aqm = None if queue == "DT" else queue
     r = api.run(scenario(combo, aqm, pairs=pairs, **settings), seed=seed)
     flows, classes = r.flows, r.classes.set_index("class")
+    ll = flows[flows["group"] == "ll_fwd"]
     links, resp = r.links.set_index("link"), r.responses.set_index("class")
     m = {
-        "goodput_kbps": flows.loc[flows["group"] == "ll_fwd", "goodput_bps"].sum() / 1e3,
+        "goodput_kbps": ll["goodput_bps"].sum() / 1e3,
+        "ll_timeouts": float(ll["timeouts"].sum()),
+        "ll_retransmits": float(ll["retransmits"].sum()),
         "ll_loss_pct": 100 * classes.loc["ll_fwd", "loss_rate"],
         "http_loss_pct": 100 * classes.loc["http_fwd", "loss_rate"],
         "rt_mean_ms": 1e3 * resp.loc["http_fwd", "mean_s"],
@@ -120,6 +123,7 @@ def run_ns2(combo, queue, seed, pairs, settings) -> dict:
     j = json.loads(out.strip().splitlines()[-1])
     m = {
         "goodput_kbps": j["goodput_kbps"],
+        **{k: float(j[k]) for k in ("ll_timeouts", "ll_retransmits") if k in j},
         "ll_loss_pct": 100 * j["classes"]["ll_fwd"]["loss_rate"],
         "http_loss_pct": 100 * j["classes"]["http_fwd"]["loss_rate"],
         "rt_mean_ms": 1e3 * j["rt_mean_s"],

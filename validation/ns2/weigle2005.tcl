@@ -235,6 +235,7 @@ foreach cloud $clouds {
 # 10 each way from the warm-up on, alternating over the two source and two sink nodes; fid 1..20
 # keeps every flow its own DelayBox entry.
 set llsinks {}
+set llsrcs {}
 set fid 0
 foreach {srcs dsts dir} [list $ll0src $ll0sink fwd $ll9src $ll9sink rev] {
     for {set i 0} {$i < 10} {incr i} {
@@ -247,7 +248,7 @@ foreach {srcs dsts dir} [list $ll0src $ll0sink fwd $ll9src $ll9sink rev] {
         $ns connect $tcp $snk
         set ftp [$tcp attach-app FTP]
         $ns at $warm "$ftp start"
-        if {$dir eq "fwd"} { lappend llsinks $snk }
+        if {$dir eq "fwd"} { lappend llsinks $snk; lappend llsrcs $tcp }
     }
 }
 
@@ -415,6 +416,18 @@ proc finish {} {
         if {$v eq "pmarks_"} { set marks($cls) [expr {$marks($cls) + $d}] }
         if {$v eq "parrivals_" && [info exists uplink($key)]} { set sent($cls) [expr {$sent($cls) + $d}] }
     }
+    # the forward long-lived class's drops per router link (both directions: data and ACKs)
+    array set rname {}
+    for {set i 0} {$i < 8} {incr i} { set rname([$R($i) id]) R$i }
+    set lldrops {}
+    foreach idx [lsort [array names c1 "*,ll_fwd,pdrops_"]] {
+        set key [lindex [split $idx ,] 0]
+        lassign [split [string map {-> ,} $key] ,] a b
+        set d [expr {$c1($idx) - ([info exists c0($idx)] ? $c0($idx) : 0)}]
+        if {$d > 0 && [info exists rname($a)] && [info exists rname($b)]} {
+            lappend lldrops "\"$rname($a)->$rname($b)\": $d"
+        }
+    }
     set classes {}
     foreach cls [lsort [array names sent]] {
         set loss [expr {$sent($cls) > 0 ? double($drops($cls)) / $sent($cls) : 0}]
@@ -441,6 +454,15 @@ proc finish {} {
     }
     # long-lived goodput: in-order payload at the forward sinks (bytes_ counts 1500-byte packets)
     set goodput [expr {($snap(end,llbytes) - $snap(warm,llbytes)) * 1460.0 / 1500.0 * 8 / $win / 1e3}]
+    # forward long-lived timeouts (nrexmit_: those not in recovery from an ECN cut) and retransmitted
+    # packets; the flows start at the warm-up, so their counters hold only the measured window
+    global llsrcs
+    set llto 0
+    set llrx 0
+    foreach t $llsrcs {
+        set llto [expr {$llto + [$t set nrexmit_]}]
+        set llrx [expr {$llrx + [$t set nrexmitpack_]}]
+    }
     # forward response times (PackMime's log: pairs whose request was sent after the warm-up)
     set rts {}
     if {[file exists $outfile]} {
@@ -459,7 +481,7 @@ proc finish {} {
     set wall [expr {([clock milliseconds] - $wall_t0) / 1000.0}]
     set opts {}
     foreach k [lsort [array names cfg]] { lappend opts "\"$k\": \"$cfg($k)\"" }
-    puts "{\"simulator\": \"ns-2.35\", \"scenario\": \"weigle2005\", \"combo\": \"$combo_arg\", \"aqm\": \"$aqm\", \"seed\": $seed, \"options\": {[join $opts {, }]}, \"end_s\": [jnum $now], \"pairs\": $n, \"goodput_kbps\": [jnum $goodput], \"rt_mean_s\": [jnum [expr {$n > 0 ? $sum / $n : -1}]], \"rt_p10_s\": [jnum [quantile $rts 0.1]], \"rt_p50_s\": [jnum [quantile $rts 0.5]], \"rt_p90_s\": [jnum [quantile $rts 0.9]], \"classes\": {[join $classes {, }]}, \"links\": {[join $links {, }]}, \"wall_s\": [jnum $wall]}"
+    puts "{\"simulator\": \"ns-2.35\", \"scenario\": \"weigle2005\", \"combo\": \"$combo_arg\", \"aqm\": \"$aqm\", \"seed\": $seed, \"options\": {[join $opts {, }]}, \"end_s\": [jnum $now], \"pairs\": $n, \"goodput_kbps\": [jnum $goodput], \"ll_timeouts\": $llto, \"ll_retransmits\": $llrx, \"ll_fwd_drops\": {[join $lldrops {, }]}, \"rt_mean_s\": [jnum [expr {$n > 0 ? $sum / $n : -1}]], \"rt_p10_s\": [jnum [quantile $rts 0.1]], \"rt_p50_s\": [jnum [quantile $rts 0.5]], \"rt_p90_s\": [jnum [quantile $rts 0.9]], \"classes\": {[join $classes {, }]}, \"links\": {[join $links {, }]}, \"wall_s\": [jnum $wall]}"
     exit 0
 }
 
