@@ -9,34 +9,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "example.toml"
 
-# Two hosts joined through a router, plus an island x <-> y that nothing reaches.
-TINY = """\
-name = "tiny"
-duration = "2s"
-
-[[links]]
-a = "h1"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-
-[[links]]
-a = "r"
-b = "h2"
-rate = "10Mbps"
-delay = "1ms"
-
+# Two hosts joined through a router (shared with validation/bad_input_probe.py), plus an island x <-> y
+# that nothing reaches.
+ISLAND = """\
 [[links]]
 a = "x"
 b = "y"
 rate = "10Mbps"
 delay = "1ms"
 
-[[flows]]
-kind = "tcp_bulk"
-src = "h1"
-dst = "h2"
 """
+TINY = (ROOT / "tests" / "data" / "two_hosts.toml").read_text().replace("[[flows]]", ISLAND + "[[flows]]", 1)
 
 
 @pytest.fixture

@@ -181,15 +181,15 @@ def test_hashes_are_stable_and_depend_on_the_resolved_scenario_only():
 
 def test_sweep_writes_runs_definition_and_aggregate_then_skips_everything(tmp_path):
     out = tmp_path / "sw"
-    res = sweep.run_sweep(
-        EXAMPLE,
-        grid=[QUEUES],
-        zip=["tcp.ecn=true,false", "tcp.max_window=20,64"],
-        sets=SHORT,
-        seeds=2,
-        jobs=2,
-        out=out,
-    )
+    sweep_args = {
+        "grid": [QUEUES],
+        "zip": ["tcp.ecn=true,false", "tcp.max_window=20,64"],
+        "sets": SHORT,
+        "seeds": 2,
+        "jobs": 2,
+        "out": out,
+    }
+    res = sweep.run_sweep(EXAMPLE, **sweep_args)
     assert (res.total, res.unique, res.done, res.skipped, res.failed) == (8, 8, 8, 0, [])
     definition = json.loads((out / "sweep.json").read_text())
     hashes = {r["hash"] for r in definition["runs"]}
@@ -231,15 +231,7 @@ def test_sweep_writes_runs_definition_and_aggregate_then_skips_everything(tmp_pa
     assert set(by_queue.index) == {'{kind="red"}', '{kind="pi"}'}
 
     mtimes = {h: (out / "runs" / h / "summary.json").stat().st_mtime_ns for h in hashes}
-    again = sweep.run_sweep(
-        EXAMPLE,
-        grid=[QUEUES],
-        zip=["tcp.ecn=true,false", "tcp.max_window=20,64"],
-        sets=SHORT,
-        seeds=2,
-        jobs=2,
-        out=out,
-    )
+    again = sweep.run_sweep(EXAMPLE, **sweep_args)
     assert (again.done, again.skipped, again.failed) == (0, 8, [])
     assert mtimes == {h: (out / "runs" / h / "summary.json").stat().st_mtime_ns for h in hashes}
     pd.testing.assert_frame_equal(again.aggregate, agg)

@@ -24,27 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "scenarios" / "example.toml"
 BENCH = ROOT / "scenarios" / "bench-dumbbell.toml"
 
-BASE = """\
-name = "probe"
-duration = "2s"
-
-[[links]]
-a = "h1"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-
-[[links]]
-a = "r"
-b = "h2"
-rate = "10Mbps"
-delay = "1ms"
-
-[[flows]]
-kind = "tcp_bulk"
-src = "h1"
-dst = "h2"
-"""
+# Two hosts joined through a router, one TCP flow between them (the tests break the same scenario).
+BASE = (ROOT / "tests" / "data" / "two_hosts.toml").read_text()
 
 
 @dataclass
@@ -177,7 +158,7 @@ def run_case(aqmlab: str, case: Case, tmp: Path) -> tuple[str, str, str]:
         file.write_bytes(case.text.encode("latin-1"))
     if case.setup == "sweep-folder":
         other = tmp / "other.toml"
-        other.write_text(BASE.replace('name = "probe"', 'name = "other"'))
+        other.write_text(BASE.replace('name = "two-hosts"', 'name = "other"'))
         subprocess.run(
             [aqmlab, "sweep", str(other), "--seeds", "2", "--out", str(tmp / "sweep")],
             capture_output=True,

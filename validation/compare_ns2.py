@@ -133,73 +133,67 @@ GOODPUT_REL = 0.03
 SPREAD_REL = 0.15
 
 
+def run_bench(bench: Path, *args: str) -> dict:
+    """The JSON metrics of one aqmlab-bench run; `args` the scenario, then options and overrides."""
+    proc = subprocess.run([str(bench), *args], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"aqmlab-bench failed ({proc.returncode}): {proc.stderr.strip()}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_row(simulator: str, aqm: str, seed: int, raw: dict, **extra: object) -> dict:
+    """The normalised metrics of one bench-dumbbell run of either simulator."""
+    return {
+        "part": "bench",
+        "simulator": simulator,
+        "aqm": aqm,
+        "seed": seed,
+        "utilization": raw["utilization"],
+        "goodput": raw["goodput_mbps"],
+        "q_mean": raw["q_mean_pkts"],
+        "q_std": raw["q_std_pkts"],
+        "drop_rate": 100.0 * raw["drops"] / raw["arrivals"],
+        **extra,
+        "wall_s": raw["wall_s"],
+    }
+
+
 def run_aqmlab(bench: Path, aqm: str, seed: int, n: int, duration: float) -> dict:
     """One aqmlab run; returns the normalised metrics."""
-    cmd = [
-        str(bench),
+    raw = run_bench(
+        bench,
         str(SCENARIO),
         f"dumbbell.queue={AQMLAB_QUEUES[aqm]}",
         REVERSE,
         f"dumbbell.pairs={n}",
         f"duration={duration:g}",
         f"seed={seed}",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"aqmlab-bench failed ({proc.returncode}): {proc.stderr.strip()}")
-    raw = json.loads(proc.stdout.strip().splitlines()[-1])
+    )
     if raw["bottleneck"] != "A->B":
         raise RuntimeError(f"the busiest link is {raw['bottleneck']}, expected A->B")
-    return {
-        "part": "bench",
-        "simulator": "aqmlab",
-        "aqm": aqm,
-        "seed": seed,
-        "utilization": raw["utilization"],
-        "goodput": raw["goodput_mbps"],
-        "q_mean": raw["q_mean_pkts"],
-        "q_std": raw["q_std_pkts"],
-        "drop_rate": 100.0 * raw["drops"] / raw["arrivals"],
-        "drops_overflow": raw["drops_overflow"],
-        "drops_early": raw["drops_early"],
-        "wall_s": raw["wall_s"],
-    }
+    extra = {"drops_overflow": raw["drops_overflow"], "drops_early": raw["drops_early"]}
+    return bench_row("aqmlab", aqm, seed, raw, **extra)
 
 
 def run_ns2_once(aqm: str, seed: int, n: int, duration: float, ns_bin: str) -> dict:
     """One ns-2 run; returns the normalised metrics."""
     raw = run_ns2.run(script="bench", n=n, queue=aqm, seed=seed, duration=duration, ns_bin=ns_bin)
-    return {
-        "part": "bench",
-        "simulator": "ns-2.35",
-        "aqm": aqm,
-        "seed": seed,
-        "utilization": raw["utilization"],
-        "goodput": raw["goodput_mbps"],
-        "q_mean": raw["q_mean_pkts"],
-        "q_std": raw["q_std_pkts"],
-        "drop_rate": 100.0 * raw["drops"] / raw["arrivals"],
-        "wall_s": raw["wall_s"],
-    }
+    return bench_row("ns-2.35", aqm, seed, raw)
 
 
 def run_aqmlab_c(
     bench: Path, aqm: str, n: int, seed: int, buffer: int, sim: str = "aqmlab", *extra: str
 ) -> dict:
     """One aqmlab study C run (with extra `key=value` overrides); returns the normalised metrics."""
-    cmd = [
-        str(bench),
+    raw = run_bench(
+        bench,
         str(C_SCENARIO).format(n=n),
         "--link=A->B",
         f"links.0.queue_ab={C_QUEUES[aqm].format(b=buffer)}",
         f"links.0.queue_ba.limit={buffer}",
         f"seed={seed}",
         *extra,
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"aqmlab-bench failed ({proc.returncode}): {proc.stderr.strip()}")
-    raw = json.loads(proc.stdout.strip().splitlines()[-1])
+    )
     return c_row(sim, aqm, n, seed, raw, drops_early=raw["drops_early"])
 
 
@@ -268,6 +262,21 @@ def verdict(kind: str, ns2: list[float], aqm: list[float]) -> tuple[bool, str]:
     return abs(diff) <= tol, which
 
 
+def compared(sel: list[dict], key: str, kind: str) -> tuple[float, float, float, float, bool, str] | None:
+    """ns-2's mean and sd of `key` over the rows `sel`, aqmlab's, and the verdict (ok, tolerance); None
+    unless both simulators have rows."""
+    ns2 = [r[key] for r in sel if r["simulator"] == "ns-2.35"]
+    aql = [r[key] for r in sel if r["simulator"] == "aqmlab"]
+    if not ns2 or not aql:
+        return None
+    (m_ns, sd_ns), (m_aq, sd_aq) = mean_sd(ns2), mean_sd(aql)
+    return m_ns, sd_ns, m_aq, sd_aq, *verdict(kind, ns2, aql)
+
+
+def mean_pm_sd(fmt: str, mean: float, sd: float) -> str:
+    return f"{fmt.format(mean)} ± {fmt.format(sd)}"
+
+
 def table(rows: list[dict], aqms: list[str]) -> tuple[list[list[str]], int]:
     """Table cells (header first) and the number of failed checks."""
     head = ["AQM", "metric", "ns-2.35 mean ± sd", "aqmlab mean ± sd", "Δ", "tolerance", "verdict"]
@@ -275,12 +284,10 @@ def table(rows: list[dict], aqms: list[str]) -> tuple[list[list[str]], int]:
     for aqm in aqms:
         for key, label, fmt, kind in METRICS:
             sel = [r for r in rows if r.get("part", "bench") == "bench" and r["aqm"] == aqm]
-            ns2 = [r[key] for r in sel if r["simulator"] == "ns-2.35"]
-            aql = [r[key] for r in sel if r["simulator"] == "aqmlab"]
-            if not ns2 or not aql:
+            both = compared(sel, key, kind)
+            if both is None:
                 continue
-            (m_ns, sd_ns), (m_aq, sd_aq) = mean_sd(ns2), mean_sd(aql)
-            ok, tol = verdict(kind, ns2, aql)
+            m_ns, sd_ns, m_aq, sd_aq, ok, tol = both
             failed += not ok
             if kind == "points":
                 delta = f"{100 * (m_aq - m_ns):+.2f} pt"
@@ -290,8 +297,8 @@ def table(rows: list[dict], aqms: list[str]) -> tuple[list[list[str]], int]:
                 [
                     aqm.upper(),
                     label,
-                    f"{fmt.format(m_ns)} ± {fmt.format(sd_ns)}",
-                    f"{fmt.format(m_aq)} ± {fmt.format(sd_aq)}",
+                    mean_pm_sd(fmt, m_ns, sd_ns),
+                    mean_pm_sd(fmt, m_aq, sd_aq),
                     delta,
                     tol,
                     "ok" if ok else "DIFFERS",
@@ -318,12 +325,10 @@ def table_c(rows: list[dict], ns: list[int], aqms: list[str]) -> tuple[list[list
         for aqm in aqms:
             for key, label, fmt, kind, pidx in C_METRICS:
                 sel = [r for r in rows if r.get("part") == "c" and r["aqm"] == aqm and r["n"] == n]
-                ns2 = [r[key] for r in sel if r["simulator"] == "ns-2.35"]
-                aql = [r[key] for r in sel if r["simulator"] == "aqmlab"]
-                if not ns2 or not aql:
+                both = compared(sel, key, kind)
+                if both is None:
                     continue
-                (m_ns, sd_ns), (m_aq, sd_aq) = mean_sd(ns2), mean_sd(aql)
-                ok, tol = verdict(kind, ns2, aql)
+                m_ns, sd_ns, m_aq, sd_aq, ok, tol = both
                 failed += not ok
                 if kind == "pct_points":
                     delta = f"{m_aq - m_ns:+.1f} pt"
@@ -338,8 +343,8 @@ def table_c(rows: list[dict], ns: list[int], aqms: list[str]) -> tuple[list[list
                         aqm.upper(),
                         label,
                         paper,
-                        f"{fmt.format(m_ns)} ± {fmt.format(sd_ns)}",
-                        f"{fmt.format(m_aq)} ± {fmt.format(sd_aq)}",
+                        mean_pm_sd(fmt, m_ns, sd_ns),
+                        mean_pm_sd(fmt, m_aq, sd_aq),
                         delta,
                         tol,
                         "info" if kind == "info" else ("ok" if ok else "DIFFERS"),
@@ -362,7 +367,7 @@ def table_cause(rows: list[dict], ns: list[int]) -> list[list[str]]:
             cols = []
             for sim in (NS2_NO_SSR, AQMLAB_NO_SSR):
                 m, sd = mean_sd([r[key] for r in by[sim]])
-                cols.append(f"{fmt.format(m)} ± {fmt.format(sd)}")
+                cols.append(mean_pm_sd(fmt, m, sd))
             ok, tol = verdict(kind, [r[key] for r in by[NS2_NO_SSR]], [r[key] for r in by[AQMLAB_NO_SSR]])
             out.append(
                 [str(n), label, *cols, "info" if kind == "info" else f"{'ok' if ok else 'DIFFERS'} ({tol})"]

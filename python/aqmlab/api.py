@@ -542,43 +542,26 @@ class RunResult:
         summary["overrides"] = list(overrides or [])
         summary["scenario_file"] = file
         names = raw.get("sample_link_names", [])
-        qs = raw.get("queue_samples", {})
-        queue_samples = pd.DataFrame(
-            {
-                "link": pd.Series([names[i] for i in qs.get("link", [])], dtype="str"),
-                "t": pd.Series(qs.get("t", []), dtype="float64"),
-                "q_pkts": pd.Series(qs.get("q_pkts", []), dtype="int64"),
-                "q_bytes": pd.Series(qs.get("q_bytes", []), dtype="int64"),
-                "sojourn_s": pd.Series(qs.get("sojourn_s", []), dtype="float64"),
-            }
+        queue_samples = _columns(
+            raw.get("queue_samples", {}),
+            {"link": "str", "t": "float64", "q_pkts": "int64", "q_bytes": "int64", "sojourn_s": "float64"},
+            link=names.__getitem__,
         )
-        ct = raw.get("cwnd_trace", {})
-        cwnd_trace = pd.DataFrame(
-            {
-                "flow": pd.Series(ct.get("flow", []), dtype="int64"),
-                "t": pd.Series(ct.get("t", []), dtype="float64"),
-                "cwnd": pd.Series([_nan(v) for v in ct.get("cwnd", [])], dtype="float64"),
-                "ssthresh": pd.Series([_nan(v) for v in ct.get("ssthresh", [])], dtype="float64"),
-                "timeouts": pd.Series(ct.get("timeouts", []), dtype="int64"),
-            }
+        cwnd_trace = _columns(
+            raw.get("cwnd_trace", {}),
+            {"flow": "int64", "t": "float64", "cwnd": "float64", "ssthresh": "float64", "timeouts": "int64"},
+            cwnd=_nan,
+            ssthresh=_nan,
         )
-        fs = raw.get("flow_series", {})
-        flow_series = pd.DataFrame(
-            {
-                "flow": pd.Series(fs.get("flow", []), dtype="int64"),
-                "t": pd.Series(fs.get("t", []), dtype="float64"),
-                "bytes_delivered": pd.Series(fs.get("bytes_delivered", []), dtype="int64"),
-            }
+        flow_series = _columns(
+            raw.get("flow_series", {}), {"flow": "int64", "t": "float64", "bytes_delivered": "int64"}
         )
-        rb = raw.get("response_bins", {})
-        response_bins = pd.DataFrame(
-            {
-                "class": pd.Series(rb.get("class", []), dtype="str"),
-                "lo_s": pd.Series([_nan(v) for v in rb.get("lo_s", [])], dtype="float64"),
-                # JSON has no infinity: the open-ended top bin comes as null.
-                "hi_s": pd.Series([_inf(v) for v in rb.get("hi_s", [])], dtype="float64"),
-                "count": pd.Series(rb.get("count", []), dtype="int64"),
-            }
+        # JSON has no infinity: the open-ended top bin comes as null.
+        response_bins = _columns(
+            raw.get("response_bins", {}),
+            {"class": "str", "lo_s": "float64", "hi_s": "float64", "count": "int64"},
+            lo_s=_nan,
+            hi_s=_inf,
         )
         return cls(
             summary=summary,
@@ -716,6 +699,20 @@ def load_run(folder: str | os.PathLike) -> RunResult:
         pairs_path=pairs if pairs.exists() else None,
         table_paths=streamed,
         pcap_paths={link: path for link, path in captures.items() if path.is_file()},
+    )
+
+
+def _columns(table: dict, dtypes: dict[str, str], **convert: Callable[[Any], Any]) -> pd.DataFrame:
+    """A table the engine returns as columns (name -> values; an absent one is empty), with `dtypes`;
+    `convert` maps the values of the columns it names first."""
+    return pd.DataFrame(
+        {
+            name: pd.Series(
+                [convert[name](v) for v in table.get(name, [])] if name in convert else table.get(name, []),
+                dtype=dtype,
+            )
+            for name, dtype in dtypes.items()
+        }
     )
 
 

@@ -77,6 +77,12 @@ def save_figure(fig, stem: Path, formats: Iterable[str] = FORMATS) -> None:
     plt.close(fig)
 
 
+def _saved(fig, stem: Path, title: str, formats: Iterable[str]) -> Plot:
+    """`fig` written as `stem` in `formats` (see `save_figure`), as the plot titled `title`."""
+    save_figure(fig, stem, formats)
+    return Plot(stem, title)
+
+
 def read_table(folder: Path, name: str) -> pd.DataFrame:
     """A Parquet table of a run or sweep folder, empty when the folder has none."""
     path = folder / f"{name}.parquet"
@@ -113,8 +119,7 @@ def _queues(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]
             if column == "q_bytes":
                 y = 8e3 * y / float(rate.get(name, math.nan))
             ax.plot(s["t"], y, lw=0.7)
-        save_figure(fig, out / what, formats)
-        plots.append(Plot(out / what, title))
+        plots.append(_saved(fig, out / what, title, formats))
     return plots
 
 
@@ -148,8 +153,7 @@ def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
             label="ssthresh",
         )
     panels[0][0].legend(fontsize=8, loc="upper right")
-    save_figure(fig, out / "cwnd", formats)
-    return [Plot(out / "cwnd", "Congestion window of the traced flows")]
+    return [_saved(fig, out / "cwnd", "Congestion window of the traced flows", formats)]
 
 
 def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
@@ -165,8 +169,7 @@ def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot
     if flows["group"].nunique() <= 12:
         ax.legend(fontsize=8)
     ax.set_title("Goodput per flow (after the warm-up)")
-    save_figure(fig, out / "goodput", formats)
-    return [Plot(out / "goodput", "Goodput per flow")]
+    return [_saved(fig, out / "goodput", "Goodput per flow", formats)]
 
 
 def _throughput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
@@ -192,8 +195,7 @@ def _throughput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[P
         by_flow.plot(s["t"], s["mbps"], lw=0.6)
     if series["group"].nunique() <= 12:
         by_group.legend(fontsize=8, loc="upper right")
-    save_figure(fig, out / "throughput", formats)
-    return [Plot(out / "throughput", "Throughput over time")]
+    return [_saved(fig, out / "throughput", "Throughput over time", formats)]
 
 
 def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
@@ -221,11 +223,9 @@ def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Pl
         ax.legend(fontsize=8)
     ax_cdf.set_title("Response-time CDF")
     ax_ccdf.set_title("Response-time CCDF")
-    save_figure(fig_cdf, out / "response_cdf", formats)
-    save_figure(fig_ccdf, out / "response_ccdf", formats)
     return [
-        Plot(out / "response_cdf", "Response-time CDF"),
-        Plot(out / "response_ccdf", "Response-time CCDF"),
+        _saved(fig_cdf, out / "response_cdf", "Response-time CDF", formats),
+        _saved(fig_ccdf, out / "response_ccdf", "Response-time CCDF", formats),
     ]
 
 
@@ -291,8 +291,7 @@ def _boxes(agg: pd.DataFrame, swept: str, out: Path, formats) -> list[Plot]:
         ax.tick_params(axis="x", labelrotation=20, labelsize=8)
     fig.suptitle(f"Over seeds, per value of {swept}" if swept else "Over seeds")
     fig.tight_layout()
-    save_figure(fig, out / "boxes", formats)
-    return [Plot(out / "boxes", "Box plots over seeds per configuration")]
+    return [_saved(fig, out / "boxes", "Box plots over seeds per configuration", formats)]
 
 
 def _delay_throughput(folder: Path, agg: pd.DataFrame, out: Path, formats) -> list[Plot]:
@@ -326,8 +325,7 @@ def _delay_throughput(folder: Path, agg: pd.DataFrame, out: Path, formats) -> li
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     ax.set_title("Delay vs throughput (ellipse: one standard deviation over seeds)")
-    save_figure(fig, out / "delay_throughput", formats)
-    return [Plot(out / "delay_throughput", "Delay vs throughput per configuration")]
+    return [_saved(fig, out / "delay_throughput", "Delay vs throughput per configuration", formats)]
 
 
 def _ellipse(x: np.ndarray, y: np.ndarray, color: str) -> Ellipse:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aqmlab import __version__, _core, runner, studies, sweep
 from aqmlab.report import write_report
-from aqmlab.studies.base import RunOutcome, RunSpec
+from aqmlab.studies.base import RunOutcome, StudyRun
 
 #: progress(kind, info): kind is "start" (info: total, todo), "done" or "failed" (info: label).
 Progress = Callable[[str, dict], object]
@@ -22,12 +22,12 @@ class ReproduceError(RuntimeError):
     pass
 
 
-def _label(spec: RunSpec) -> str:
+def _label(spec: StudyRun) -> str:
     return " ".join(f"{k}={v}" for k, v in spec.labels) + f" seed={spec.seed}"
 
 
 def execute(
-    specs: list[RunSpec],
+    specs: list[StudyRun],
     runs_dir: Path,
     *,
     jobs: int | None = None,
@@ -85,7 +85,7 @@ def reproduce(
     runs_dir = out / "runs"
     t0 = time.perf_counter()
 
-    def run_specs(specs: list[RunSpec]) -> list[RunOutcome]:
+    def run_specs(specs: list[StudyRun]) -> list[RunOutcome]:
         return execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress)
 
     calibration = study.calibrate(quick, run_specs) if study.calibrate else None

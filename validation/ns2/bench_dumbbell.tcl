@@ -23,6 +23,8 @@
 set wall_t0 [clock milliseconds]
 set wall_setup -1
 
+source [file join [file dirname [info script]] common.tcl]
+
 # ---------------------------------------------------------------- arguments
 set N 10
 set duration 60.0
@@ -225,12 +227,4 @@ proc finish {} {
     exit 0
 }
 
-proc mark_setup {} {
-    global wall_t0 wall_setup
-    set wall_setup [clock milliseconds]
-}
-$ns at 0.0 "mark_setup"
-$ns at $t_warm "snapshot warm"
-$ns at $t_warm "sample_queue 0"
-$ns at $duration "finish"
-$ns run
+run_measured

@@ -20,3 +20,38 @@ proc quantile {sorted q} {
     set b [lindex $sorted $hi]
     return [expr {$a + ($h - $lo) * ($b - $a)}]
 }
+
+# The `key=value` arguments (`argv`) read into `cfg`, whose keys are the options the script knows; returns
+# the other, positional arguments.
+proc positional_args {} {
+    global argv cfg
+    set pos {}
+    foreach a $argv {
+        if {[regexp {^([a-z_]+)=(.*)$} $a -> k v]} {
+            if {![info exists cfg($k)]} {
+                puts stderr "unknown option $k (known: [lsort [array names cfg]])"; exit 2
+            }
+            set cfg($k) $v
+        } else {
+            lappend pos $a
+        }
+    }
+    return $pos
+}
+
+# Wall clock at the first event (t = 0): splits the set-up (from `wall_t0`) from the event loop.
+proc mark_setup {} {
+    global wall_setup
+    set wall_setup [clock milliseconds]
+}
+
+# Runs a bottleneck script: the warm-up `snapshot` and the first `sample_queue` at `t_warm`, `finish` (which
+# prints the JSON and exits) at `duration`.
+proc run_measured {} {
+    global ns t_warm duration
+    $ns at 0.0 "mark_setup"
+    $ns at $t_warm "snapshot warm"
+    $ns at $t_warm "sample_queue 0"
+    $ns at $duration "finish"
+    $ns run
+}

@@ -44,6 +44,8 @@
 
 set wall_t0 [clock milliseconds]
 
+source [file join [file dirname [info script]] common.tcl]
+
 # ---------------------------------------------------------------- arguments
 set seed 1
 set cfg(duration) 200.0
@@ -58,17 +60,7 @@ set cfg(keep) 0
 set cfg(delaybox) 1
 set cfg(nodelay) 0
 set cfg(delayfile) ""
-set pos {}
-foreach a $argv {
-    if {[regexp {^([a-z_]+)=(.*)$} $a -> k v]} {
-        if {![info exists cfg($k)]} {
-            puts stderr "unknown option $k (known: [lsort [array names cfg]])"; exit 2
-        }
-        set cfg($k) $v
-    } else {
-        lappend pos $a
-    }
-}
+set pos [positional_args]
 if {[llength $pos] >= 1} { set seed [lindex $pos 0] }
 if {[llength $pos] > 1} { puts stderr "usage: ns packmime.tcl ?seed? ?key=value ...?"; exit 2 }
 if {![string is integer -strict $seed] || $seed < 1} { puts stderr "seed must be an integer >= 1"; exit 2 }
@@ -90,7 +82,6 @@ if {$cfg(outfile) eq ""} {
 global defaultRNG
 ns-random $seed
 $defaultRNG seed $seed
-source [file join [file dirname [info script]] common.tcl]
 
 # ---------------------------------------------------------------- TCP (FullTcp/Newreno via PackMime)
 Agent/TCP/FullTcp set segsize_ $cfg(segsize)

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = {
@@ -39,10 +40,10 @@ class Ns2Error(RuntimeError):
 
 
 def build_command(
-    script: str,
-    n: int,
-    queue: str,
-    seed: int,
+    script: str = "bench",
+    n: int = 10,
+    queue: str = "dt",
+    seed: int = 1,
     duration: float | None = None,
     buffer: int = 90,
     routing: str | None = None,
@@ -63,17 +64,9 @@ def build_command(
         # packmime.tcl: positional seed, then key=value options (drop-tail everywhere, as the TOML).
         if queue != "dt" or routing is not None or access_limit is not None:
             raise ValueError("--queue/--routing/--access-limit do not apply to packmime")
-        cmd = [ns_bin, tcl, str(seed)]
-        if duration is not None:
-            cmd.append(f"duration={duration:g}")
-        if warm is not None:
-            cmd.append(f"warm={int(warm)}")
-        if window is not None:
-            cmd.append(f"window={window}")
-        if rate is not None:
-            cmd.append(f"rate={rate:g}")
-        cmd.extend(options or [])
-        return cmd
+        warm_s = None if warm is None else int(warm)
+        options = [*key_values(duration=duration, warm=warm_s, window=window, rate=rate), *(options or [])]
+        return [ns_bin, tcl, str(seed), *options]
     if rate is not None or options:
         raise ValueError("--rate/--option apply to packmime only")
     if SCRIPTS[script].name == "bench_dumbbell.tcl":
@@ -86,16 +79,13 @@ def build_command(
         return cmd
     if routing is not None:
         raise ValueError("--routing applies to the bench script only")
-    cmd = [ns_bin, tcl, str(n), str(buffer), queue, str(seed)]
-    if duration is not None:
-        cmd.append(f"duration={duration:g}")
-    if warm is not None:
-        cmd.append(f"warm={warm:g}")
-    if window is not None:
-        cmd.append(f"window={window}")
-    if access_limit is not None:
-        cmd.append(f"access_limit={access_limit}")
-    return cmd
+    options = key_values(duration=duration, warm=warm, window=window, access_limit=access_limit)
+    return [ns_bin, tcl, str(n), str(buffer), queue, str(seed), *options]
+
+
+def key_values(**values: float | None) -> list[str]:
+    """The scripts' `key=value` options for the values given (not None): floats as %g, integers whole."""
+    return [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in values.items() if v is not None]
 
 
 def _parse_time_v(stderr: str) -> dict[str, float]:
@@ -118,28 +108,12 @@ def _strip_time_v(stderr: str) -> str:
     return stderr if idx < 0 else stderr[:idx]
 
 
-def run(
-    script: str = "bench",
-    n: int = 10,
-    queue: str = "dt",
-    seed: int = 1,
-    duration: float | None = None,
-    buffer: int = 90,
-    routing: str | None = None,
-    window: int | None = None,
-    warm: float | None = None,
-    access_limit: int | None = None,
-    ns_bin: str = "ns",
-    timeout: float | None = None,
-    rate: float | None = None,
-    options: list[str] | None = None,
-) -> dict:
-    """Run one ns-2 simulation; return its JSON metrics plus wall_s, peak_rss_mb, user_s, sys_s."""
+def run(ns_bin: str = "ns", timeout: float | None = None, **settings: Any) -> dict:
+    """Run one ns-2 simulation, `settings` those of `build_command`; return its JSON metrics plus wall_s,
+    peak_rss_mb, user_s, sys_s."""
     if shutil.which(ns_bin) is None:
         raise Ns2Error(f"{ns_bin!r} not found; run validation/ns2/install-ns2.sh")
-    cmd = build_command(
-        script, n, queue, seed, duration, buffer, routing, window, warm, access_limit, ns_bin, rate, options
-    )
+    cmd = build_command(ns_bin=ns_bin, **settings)
     use_time = os.access(TIME_BIN, os.X_OK)
     full = [TIME_BIN, "-v", *cmd] if use_time else cmd
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

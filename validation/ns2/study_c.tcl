@@ -23,6 +23,8 @@
 set wall_t0 [clock milliseconds]
 set wall_setup -1
 
+source [file join [file dirname [info script]] common.tcl]
+
 # ---------------------------------------------------------------- arguments
 set N 100
 set buffer 90
@@ -33,17 +35,7 @@ set cfg(warm) 30.0
 set cfg(window) 1000
 set cfg(access_limit) 1000
 set cfg(slow_start_restart) 1
-set pos {}
-foreach a $argv {
-    if {[regexp {^([a-z_]+)=(.+)$} $a -> k v]} {
-        if {![info exists cfg($k)]} {
-            puts stderr "unknown option $k (known: [lsort [array names cfg]])"; exit 2
-        }
-        set cfg($k) $v
-    } else {
-        lappend pos $a
-    }
-}
+set pos [positional_args]
 if {[llength $pos] >= 1} { set N [lindex $pos 0] }
 if {[llength $pos] >= 2} { set buffer [lindex $pos 1] }
 if {[llength $pos] >= 3} { set qkind [string tolower [lindex $pos 2]] }
@@ -67,7 +59,6 @@ if {![info exists qtypes($qkind)]} { puts stderr "queue must be one of: dt red p
 global defaultRNG
 ns-random $seed
 $defaultRNG seed $seed
-source [file join [file dirname [info script]] common.tcl]
 set rng_start [new_stream]
 set rng_iat [new_stream]
 set rng_size [new_stream]
@@ -261,12 +252,4 @@ proc finish {} {
     exit 0
 }
 
-proc mark_setup {} {
-    global wall_t0 wall_setup
-    set wall_setup [clock milliseconds]
-}
-$ns at 0.0 "mark_setup"
-$ns at $t_warm "snapshot warm"
-$ns at $t_warm "sample_queue 0"
-$ns at $duration "finish"
-$ns run
+run_measured

@@ -616,6 +616,12 @@ between = "dumbbell"
         assert!(e.check(machine, DUMBBELL, "t.toml").unwrap_err().message.contains("half of this machine"));
     }
 
+    /// The dumbbell's queues sampled every nanosecond, loaded under `limit`: refused.
+    fn sampled_every_ns(limit: Limit, streamed: bool) -> ScenarioError {
+        let overrides = ["measure.sample_interval=\"1ns\"".to_string()];
+        crate::load_checked(DUMBBELL, "t.toml", &overrides, None, limit, streamed).unwrap_err()
+    }
+
     #[test]
     fn a_billion_flows_are_refused_before_the_model_is_built() {
         let text = DUMBBELL.replace("between = \"dumbbell\"", "between = \"dumbbell\"\ncount = 1000000000");
@@ -624,15 +630,7 @@ between = "dumbbell"
         assert_eq!(err.path, "flows[0].count");
         assert!(err.message.contains("1,000,000,000 flows"), "{err}");
         // A nanosecond sampling interval: 5e10 samples per link.
-        let err = crate::load_checked(
-            DUMBBELL,
-            "t.toml",
-            &["measure.sample_interval=\"1ns\"".into()],
-            None,
-            Limit::machine_default(),
-            false,
-        )
-        .unwrap_err();
+        let err = sampled_every_ns(Limit::machine_default(), false);
         assert_eq!(err.path, "measure.sample_interval");
         // Within the limit, the model and its estimate come back.
         let (m, e) =
@@ -664,15 +662,8 @@ between = "dumbbell"
         let warning = e.disk_warning(disk(2 * e.file_bytes - 1), &text, "t.toml").expect("a warning");
         assert_eq!(warning.path, "measure.sample_interval");
         assert!(warning.message.contains("more than half of the free disk space"), "{warning}");
-        let ns = crate::load_checked(
-            DUMBBELL,
-            "t.toml",
-            &["measure.sample_interval=\"1ns\"".into()],
-            None,
-            Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() },
-            true,
-        )
-        .unwrap_err();
+        let ns =
+            sampled_every_ns(Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() }, true);
         assert_eq!(ns.path, "measure.sample_interval");
         assert!(ns.message.contains("free disk space"), "{ns}");
     }

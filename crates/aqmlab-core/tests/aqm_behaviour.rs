@@ -7,16 +7,11 @@
 //! ratio), never from an earlier aqmlab run. Durations are kept short (a few seconds of wall time each
 //! in the test profile).
 
+mod common;
+
 use aqmlab_core::metrics::{ClassCounters, LinkRow};
-use aqmlab_core::{load, run, RunResult};
-
-fn simulate(text: &str) -> RunResult {
-    run(load(text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}")), None)
-}
-
-fn link<'a>(r: &'a RunResult, name: &str) -> &'a LinkRow {
-    r.links.iter().find(|l| l.link == name).unwrap_or_else(|| panic!("no link {name}"))
-}
+use aqmlab_core::RunResult;
+use common::{link, link_table, simulate};
 
 fn class<'a>(r: &'a RunResult, link: &str, class: &str) -> &'a ClassCounters {
     r.link_classes
@@ -170,23 +165,16 @@ fn byte_mode_red_drops_small_packets_in_proportion_to_their_size() {
     // with probability p_a·size/mean_pktsize, and its count correction counts bytes, so the drop
     // hazard per byte is the same for both sizes and the per-packet drop rates of 40-byte and
     // 1500-byte packets should stand in the ratio 40/1500.
-    let text = r#"
+    let red = "{ kind = \"red\", queue_in_bytes = true, bytes = true, mean_pktsize = 500, thresh = 20, \
+               maxthresh = 60, q_weight = 0.002, limit = 1000 }";
+    let links = link_table("S", "A", "100Mbps", "1ms", "{ kind = \"droptail\", limit = 10000 }")
+        + &link_table("A", "B", "10Mbps", "5ms", red);
+    let text = format!(
+        r#"
 duration = 110
 [measure]
 warmup = 10
-[[links]]
-a = "S"
-b = "A"
-rate = "100Mbps"
-delay = "1ms"
-queue = { kind = "droptail", limit = 10000 }
-[[links]]
-a = "A"
-b = "B"
-rate = "10Mbps"
-delay = "5ms"
-queue = { kind = "red", queue_in_bytes = true, bytes = true, mean_pktsize = 500, thresh = 20, maxthresh = 60, q_weight = 0.002, limit = 1000 }
-[[flows]]
+{links}[[flows]]
 name = "large"
 kind = "udp_poisson"
 src = "S"
@@ -200,8 +188,9 @@ src = "S"
 dst = "B"
 rate = "1.2Mbps"
 packet_size = 40
-"#;
-    let r = simulate(text);
+"#
+    );
+    let r = simulate(&text);
     let b = link(&r, "A->B");
     let (small, large) = (class(&r, "A->B", "small"), class(&r, "A->B", "large"));
     let rate = |c: &ClassCounters| c.drops_early as f64 / c.arrivals as f64;
@@ -221,23 +210,25 @@ packet_size = 40
     assert!(ratio > 0.6 * want && ratio < 1.25 * want, "ratio {ratio:.4}, size ratio {want:.4}");
 }
 
-/// ECN-capable flows through a large buffer: the AQM must signal congestion by marks only.
-fn ecn_run(queue: &str) -> RunResult {
-    simulate(&dumbbell(50, "50Mbps", queue, 30, 5, "ecn = true"))
+/// ECN-capable flows through a large buffer, where the AQM must signal congestion by marks only: the
+/// run and the counters of its bulk class at the bottleneck, checked to hold marks.
+fn ecn_run(aqm: &str, queue: &str) -> (RunResult, ClassCounters) {
+    let r = simulate(&dumbbell(50, "50Mbps", queue, 30, 5, "ecn = true"));
+    let bulk = class(&r, "A->B", "bulk").clone();
+    eprintln!(
+        "{aqm}+ECN: marks {}, early {}, not-ECT {}, overflow {}",
+        bulk.marks, bulk.drops_early, bulk.drops_not_ect, bulk.drops_overflow
+    );
+    assert!(bulk.marks > 100, "marks {}", bulk.marks);
+    (r, bulk)
 }
 
 #[test]
 fn pi_with_ecn_marks_ect_data_and_never_early_drops_it() {
     // ns-2 PI with setbit_: a selected ECT packet is marked; only non-ECT packets (here the SYNs, one
     // per flow plus retransmissions) can be dropped early, as `drops_not_ect`.
-    let r = ecn_run("{ kind = \"pi\", ecn = true, limit = 5000, qref = 50.0 }");
+    let (r, bulk) = ecn_run("PI", "{ kind = \"pi\", ecn = true, limit = 5000, qref = 50.0 }");
     let b = link(&r, "A->B");
-    let bulk = class(&r, "A->B", "bulk");
-    eprintln!(
-        "PI+ECN: marks {}, early {}, not-ECT {}, overflow {}",
-        bulk.marks, bulk.drops_early, bulk.drops_not_ect, bulk.drops_overflow
-    );
-    assert!(bulk.marks > 100, "marks {}", bulk.marks);
     assert_eq!(bulk.drops_early, 0);
     assert_eq!(bulk.drops_overflow, 0);
     let syns: u64 = r.flows.iter().map(|f| 1 + f.timeouts).sum();
@@ -250,14 +241,8 @@ fn pi_with_ecn_marks_ect_data_and_never_early_drops_it() {
 fn rem_in_mark_mode_never_drops_early() {
     // ns-2 REM with markpkts_: departing packets are marked with probability 1 − φ^(−price) if ECT; no
     // packet is ever dropped early, ECT or not. Only the buffer could drop, and it is large.
-    let r = ecn_run("{ kind = \"rem\", ecn = true, limit = 5000 }");
+    let (r, _) = ecn_run("REM", "{ kind = \"rem\", ecn = true, limit = 5000 }");
     let b = link(&r, "A->B");
-    let bulk = class(&r, "A->B", "bulk");
-    eprintln!(
-        "REM+ECN: marks {}, early {}, not-ECT {}, overflow {}",
-        bulk.marks, bulk.drops_early, bulk.drops_not_ect, bulk.drops_overflow
-    );
-    assert!(bulk.marks > 100, "marks {}", bulk.marks);
     assert_eq!(b.counters.drops_early + b.counters.drops_not_ect + b.counters.drops_overflow, 0);
     assert!(b.utilization > 0.9);
 }

@@ -1,11 +1,10 @@
 //! Whole-simulation checks of the engine against independent expectations: queueing theory (M/D/1),
 //! TCP's textbook dynamics, fairness, ECN semantics, determinism and scenario errors.
 
-use aqmlab_core::{load, run, RunResult};
+mod common;
 
-fn simulate(text: &str) -> RunResult {
-    run(load(text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}")), None)
-}
+use aqmlab_core::{load, run, RunResult};
+use common::{link, link_table, simulate, LARGE_DROPTAIL};
 
 /// S -A- R chain: access 100 Mb/s 1 ms, bottleneck A->B `rate` with `delay`, then B -> R.
 fn chain(
@@ -17,6 +16,9 @@ fn chain(
     flows: &str,
     duration: u32,
 ) -> String {
+    let access = link_table("S", "A", "100Mbps", "1ms", LARGE_DROPTAIL);
+    let bottleneck = link_table("A", "B", rate, delay, queue);
+    let egress = link_table("B", "R", "100Mbps", "1ms", LARGE_DROPTAIL);
     format!(
         r#"
 duration = {duration}
@@ -26,35 +28,13 @@ sample_links = ["A->B"]
 trace_cwnd = [0]
 [tcp]
 {tcp}
-[[links]]
-a = "S"
-b = "A"
-rate = "100Mbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit = 1000 }}
-[[links]]
-a = "A"
-b = "B"
-rate = "{rate}"
-delay = "{delay}"
-queue = {queue}
-{extra_link}
-[[links]]
-a = "B"
-b = "R"
-rate = "100Mbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit = 1000 }}
-{flows}
+{access}{bottleneck}{extra_link}
+{egress}{flows}
 "#
     )
 }
 
 const ONE_BULK: &str = "[[flows]]\nname = \"bulk\"\nkind = \"tcp_bulk\"\nsrc = \"S\"\ndst = \"R\"\n";
-
-fn link<'a>(r: &'a RunResult, name: &str) -> &'a aqmlab_core::metrics::LinkRow {
-    r.links.iter().find(|l| l.link == name).unwrap()
-}
 
 /// Times and values of the congestion-window trace of flow 0.
 fn cwnd_trace(r: &RunResult) -> Vec<(f64, f64)> {

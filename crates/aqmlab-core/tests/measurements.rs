@@ -2,16 +2,11 @@
 //! link direction, one-way delay and jitter per flow, a finite transfer's completion time, and the
 //! per-flow throughput series.
 
-use aqmlab_core::metrics::{FlowRow, LinkRow};
-use aqmlab_core::{load, run, RunResult};
+mod common;
 
-fn simulate(text: &str) -> RunResult {
-    run(load(text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}")), None)
-}
-
-fn link<'a>(r: &'a RunResult, name: &str) -> &'a LinkRow {
-    r.links.iter().find(|l| l.link == name).unwrap()
-}
+use aqmlab_core::metrics::FlowRow;
+use aqmlab_core::RunResult;
+use common::{link, link_table, simulate};
 
 fn flow<'a>(r: &'a RunResult, name: &str) -> &'a FlowRow {
     r.flows.iter().find(|f| f.group == name).unwrap()
@@ -36,28 +31,14 @@ fn close(a: f64, b: f64) -> bool {
 /// Hosts S1 and S2 on router A (100 Mb/s, 1 ms), A to R at 10 Mb/s, 2 ms, with `queue`; `flows` and
 /// `measure` appended.
 fn two_senders(queue: &str, measure: &str, flows: &str) -> String {
+    let senders = link_table("S1", "A", "100Mbps", "1ms", "") + &link_table("S2", "A", "100Mbps", "1ms", "");
+    let bottleneck = link_table("A", "R", "10Mbps", "2ms", queue);
     format!(
         r#"
 duration = "1s"
 [measure]
 {measure}
-[[links]]
-a = "S1"
-b = "A"
-rate = "100Mbps"
-delay = "1ms"
-[[links]]
-a = "S2"
-b = "A"
-rate = "100Mbps"
-delay = "1ms"
-[[links]]
-a = "A"
-b = "R"
-rate = "10Mbps"
-delay = "2ms"
-queue = {queue}
-{flows}
+{senders}{bottleneck}{flows}
 "#
     )
 }
@@ -158,23 +139,15 @@ fn a_finite_transfer_completes_after_the_handshake_and_slow_start() {
 /// the end; per flow, the rows add up to the flow's delivered bytes. Turning it on changes nothing else.
 #[test]
 fn the_flow_series_adds_up_to_the_delivered_bytes() {
-    let text = r#"
+    let links = link_table("S", "A", "100Mbps", "1ms", "")
+        + &link_table("A", "R", "10Mbps", "10ms", "{ kind = \"red\", limit = 30 }");
+    let text = format!(
+        r#"
 duration = "3.005s"
 [measure]
 warmup = "1s"
 sample_interval = "10ms"
-[[links]]
-a = "S"
-b = "A"
-rate = "100Mbps"
-delay = "1ms"
-[[links]]
-a = "A"
-b = "R"
-rate = "10Mbps"
-delay = "10ms"
-queue = { kind = "red", limit = 30 }
-[[flows]]
+{links}[[flows]]
 kind = "tcp_bulk"
 src = "S"
 dst = "R"
@@ -184,8 +157,9 @@ kind = "udp_poisson"
 src = "S"
 dst = "R"
 rate = "2Mbps"
-"#;
-    let off = simulate(text);
+"#
+    );
+    let off = simulate(&text);
     let on = simulate(&text.replace("sample_interval", "flow_series = true\nsample_interval"));
     assert!(off.flow_series.is_empty());
     let s = &on.flow_series;

@@ -1,23 +1,17 @@
 //! Scenarios that used to be accepted silently, or rejected with a message naming no field: each is now
 //! a located error (file, line, field path, what was expected) or a located warning.
 
+mod common;
+
 use aqmlab_core::{load, run, Model, ScenarioError};
+use common::link_table;
 
 /// h1 — r — h2, 1 ms per link, with one UDP flow h1 → h2; `extra` is appended as is.
 fn scenario(extra: &str) -> String {
+    let links = link_table("h1", "r", "10Mbps", "1ms", "") + &link_table("r", "h2", "10Mbps", "1ms", "");
     format!(
         r#"duration = "10s"
-[[links]]
-a = "h1"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-[[links]]
-a = "r"
-b = "h2"
-rate = "10Mbps"
-delay = "1ms"
-[[flows]]
+{links}[[flows]]
 kind = "udp_cbr"
 src = "h1"
 dst = "h2"

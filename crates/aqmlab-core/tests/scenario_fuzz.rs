@@ -12,9 +12,12 @@
 //! `u32::MAX`, negative, or floats), which the parser must refuse; integers in (MAX_SMALL_INT,
 //! u32::MAX] are left out on purpose.
 
+mod common;
+
 use aqmlab_core::scenario::every_error::every_error;
 use aqmlab_core::scenario::{self, build};
 use aqmlab_core::{Limit, ScenarioError};
+use common::link_table;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
@@ -53,33 +56,26 @@ fn read_seeds() -> Vec<(String, String)> {
         .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).expect("readable scenario")))
         .collect();
     assert!(out.len() >= 5, "the shipped scenarios are found: {out:?}");
-    out.push(("small.toml".into(), SMALL.into()));
+    out.push(("small.toml".into(), small()));
     out
 }
 
 /// h1 — r — h2 with one UDP flow, as in `scenario_checks.rs`, with a few optional tables.
-const SMALL: &str = r#"duration = "10s"
+fn small() -> String {
+    let links = link_table("h1", "r", "10Mbps", "1ms", "{ kind = \"red\", limit = 100 }")
+        + &link_table("r", "h2", "10Mbps", "1ms", "");
+    format!(
+        r#"duration = "10s"
 [measure]
 warmup = "1s"
 sample_links = ["h1->r"]
 trace_cwnd = [0]
-[[links]]
-a = "h1"
-b = "r"
-rate = "10Mbps"
-delay = "1ms"
-queue = { kind = "red", limit = 100 }
-[[links]]
-a = "r"
-b = "h2"
-rate = "10Mbps"
-delay = "1ms"
-[[flows]]
+{links}[[flows]]
 kind = "udp_cbr"
 src = "h1"
 dst = "h2"
 rate = "1Mbps"
-start = { uniform = ["0s", "1s"] }
+start = {{ uniform = ["0s", "1s"] }}
 [[flows]]
 kind = "tcp_bulk"
 src = ["h1", "h2"]
@@ -87,7 +83,9 @@ dst = ["h2", "h1"]
 count = 3
 [stop]
 after_pairs = 10
-"#;
+"#
+    )
+}
 
 /// A value to write in place of another: numbers, unit strings, and other TOML types.
 fn value() -> impl Strategy<Value = String> {

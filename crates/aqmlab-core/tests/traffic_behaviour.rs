@@ -1,15 +1,16 @@
 //! Whole-simulation checks of the traffic models: PackMime-HTTP connections and response times,
 //! DelayBox per-flow delays, Pareto file transfers, stop conditions and bounded memory.
 
-use aqmlab_core::{load, run, RunResult};
+mod common;
 
-fn simulate(text: &str, overrides: &[&str]) -> RunResult {
-    let ov: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-    run(load(text, "test.toml", &ov, None).unwrap_or_else(|e| panic!("{e}")), None)
-}
+use aqmlab_core::{load, run};
+use common::{link_table, simulate, LARGE_DROPTAIL};
 
 /// client — R0 — R1 — server, 1 ms per link; `boxes` adds DelayBox tables; `traffic` the flows.
 fn network(rate: &str, boxes: &str, traffic: &str, duration: u32) -> String {
+    let links = [("client", "R0", "1Gbps"), ("R0", "R1", rate), ("R1", "server", "1Gbps")]
+        .map(|(a, b, rate)| link_table(a, b, rate, "1ms", LARGE_DROPTAIL))
+        .concat();
     format!(
         r#"
 duration = {duration}
@@ -19,25 +20,7 @@ pair_records = true
 [tcp]
 max_window = 64
 tick = 0
-[[links]]
-a = "client"
-b = "R0"
-rate = "1Gbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit = 1000 }}
-[[links]]
-a = "R0"
-b = "R1"
-rate = "{rate}"
-delay = "1ms"
-queue = {{ kind = "droptail", limit = 1000 }}
-[[links]]
-a = "R1"
-b = "server"
-rate = "1Gbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit = 1000 }}
-{boxes}
+{links}{boxes}
 {traffic}
 "#
     )
@@ -51,7 +34,7 @@ fn http_response_times_are_bounded_by_round_trips_and_server_delay() {
     // Constant per-flow delays: 10 ms at R0 and 20 ms at R1, each way: base RTT = 2·(3 + 10 + 20) ms.
     let boxes = "[[delaybox]]\nnode = \"R0\"\ndelay = { kind = \"constant\", value = \"10ms\" }\n\
                  [[delaybox]]\nnode = \"R1\"\ndelay = { kind = \"constant\", value = \"20ms\" }\n";
-    let r = simulate(&network("1Gbps", boxes, HTTP, 60), &[]);
+    let r = simulate(&network("1Gbps", boxes, HTTP, 60));
     let rtt = 0.066;
     let p = &r.pairs;
     assert!(p.len() > 500, "{} pairs", p.len());
@@ -74,7 +57,7 @@ fn http_response_times_are_bounded_by_round_trips_and_server_delay() {
 
 #[test]
 fn packmime_connections_carry_about_1_2_pairs_and_finish() {
-    let r = simulate(&network("100Mbps", "", HTTP, 300), &[]);
+    let r = simulate(&network("100Mbps", "", HTTP, 300));
     let g = &r.generators[0];
     let per_conn = g.pairs_planned as f64 / g.connections_started as f64;
     assert!((1.1..1.3).contains(&per_conn), "{per_conn} pairs per connection");
@@ -96,7 +79,7 @@ fn uniform_delaybox_gives_each_flow_its_own_integer_delay() {
     // 200 tiny transfers; the box at R0 delays packets sent by the client only (study L's dummynet).
     let boxes = "[[delaybox]]\nnode = \"R0\"\ndirection = \"from_served\"\ndelay = { kind = \"uniform_ms\", low_ms = 10, high_ms = 150 }\n";
     let flows = "[[flows]]\nkind = \"tcp_bulk\"\ncount = 200\nsrc = \"client\"\ndst = \"server\"\nbytes = 20000\nstart = { spread = \"10s\" }\n";
-    let r = simulate(&network("1Gbps", boxes, flows, 20), &[]);
+    let r = simulate(&network("1Gbps", boxes, flows, 20));
     let base = 0.006;
     let extra: Vec<f64> = r.flows.iter().map(|f| (f.srtt_s - base) * 1e3).collect();
     for e in &extra {
@@ -113,60 +96,33 @@ fn two_delayboxes_on_one_router_delay_their_hosts_flows_independently() {
     // Hosts a and b on R0, each served by its own box there (study W's client and server boxes);
     // 200 tiny transfers from each. Flow i of each group is the i-th draw of its box: were the boxes
     // to share a random stream, the two groups would get the same delays flow for flow.
-    let text = r#"
+    let links = [("a", "R0"), ("b", "R0"), ("R0", "R1"), ("R1", "server")]
+        .map(|(a, b)| link_table(a, b, "1Gbps", "1ms", ""))
+        .concat();
+    let hosts = ["a", "b"];
+    let boxes = hosts.map(|host| {
+        format!(
+            "[[delaybox]]\nnode = \"R0\"\nserves = \"{host}\"\ndirection = \"from_served\"\n\
+             delay = {{ kind = \"uniform_ms\", low_ms = 10, high_ms = 150 }}\n"
+        )
+    });
+    let flows = hosts.map(|host| {
+        format!(
+            "[[flows]]\nname = \"from_{host}\"\nkind = \"tcp_bulk\"\ncount = 200\nsrc = \"{host}\"\n\
+             dst = \"server\"\nbytes = 20000\nstart = {{ spread = \"10s\" }}\n"
+        )
+    });
+    let (boxes, flows) = (boxes.concat(), flows.concat());
+    let text = format!(
+        r#"
 duration = 20
 [measure]
 warmup = 0
 [tcp]
 tick = 0
-[[links]]
-a = "a"
-b = "R0"
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-a = "b"
-b = "R0"
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-a = "R0"
-b = "R1"
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-a = "R1"
-b = "server"
-rate = "1Gbps"
-delay = "1ms"
-[[delaybox]]
-node = "R0"
-serves = "a"
-direction = "from_served"
-delay = { kind = "uniform_ms", low_ms = 10, high_ms = 150 }
-[[delaybox]]
-node = "R0"
-serves = "b"
-direction = "from_served"
-delay = { kind = "uniform_ms", low_ms = 10, high_ms = 150 }
-[[flows]]
-name = "from_a"
-kind = "tcp_bulk"
-count = 200
-src = "a"
-dst = "server"
-bytes = 20000
-start = { spread = "10s" }
-[[flows]]
-name = "from_b"
-kind = "tcp_bulk"
-count = 200
-src = "b"
-dst = "server"
-bytes = 20000
-start = { spread = "10s" }
-"#;
-    let r = simulate(text, &[]);
+{links}{boxes}{flows}"#
+    );
+    let r = simulate(&text);
     let added = |group: &str| -> Vec<f64> {
         r.flows.iter().filter(|f| f.group == group).map(|f| ((f.srtt_s - 0.006) * 1e3).round()).collect()
     };
@@ -186,7 +142,7 @@ start = { spread = "10s" }
 #[test]
 fn stop_after_k_pairs_ends_the_run() {
     let text = network("100Mbps", "", HTTP, 1000) + "[stop]\nafter_pairs = 300\nclass = \"web\"\n";
-    let r = simulate(&text, &[]);
+    let r = simulate(&text);
     assert_eq!(r.summary.ended_by, "pairs");
     assert_eq!(r.responses[0].pairs, 300);
     assert!(r.summary.end_s < 100.0, "stopped at {}", r.summary.end_s);
@@ -195,7 +151,7 @@ fn stop_after_k_pairs_ends_the_run() {
 #[test]
 fn pareto_files_complete_with_the_configured_mean_size() {
     let flows = "[[flows]]\nname = \"files\"\nkind = \"tcp_files\"\ncount = 4\nsrc = \"client\"\ndst = \"server\"\nfile_rate = 10\nfile_mean = \"50kB\"\nfile_shape = 1.3\n";
-    let r = simulate(&network("100Mbps", "", flows, 200), &[]);
+    let r = simulate(&network("100Mbps", "", flows, 200));
     let n = r.pairs.len();
     // 4 connections × 10 files/s × 200 s ≈ 8000 files.
     assert!((7000..9000).contains(&n), "{n} files");
@@ -235,7 +191,7 @@ fn per_direction_delaybox_draws_each_direction_separately() {
         let boxes = format!(
             "[[delaybox]]\nnode = \"R0\"\nper_direction = {per_direction}\ndelay = {{ kind = \"uniform_ms\", low_ms = 10, high_ms = 150 }}\n"
         );
-        let r = simulate(&network("1Gbps", &boxes, flows, 10), &[]);
+        let r = simulate(&network("1Gbps", &boxes, flows, 10));
         r.flows.iter().map(|f| ((f.srtt_s - 0.006) * 1e3).round() as i64).collect()
     };
     assert!(added(false).iter().all(|d| d % 2 == 0 && (20..=300).contains(d)));

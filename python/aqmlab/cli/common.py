@@ -1,15 +1,20 @@
-"""Helpers shared by the commands: one-line errors, warnings, the input file check, the console and
-the number formats of the reports. Standard library only at import time (rich is loaded by the console)."""
+"""Helpers shared by the commands: one-line errors, warnings, the input file check, the console, the
+progress bars and the number formats of the reports. Standard library only at import time (rich is loaded
+by the functions that use it)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rich.console import Console
+    from rich.progress import Progress, ProgressColumn
+    from rich.table import Table
 
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
@@ -55,6 +60,58 @@ def stdout_console() -> Console:
 
     width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 120
     return Console(highlight=False, width=width)
+
+
+def report_table(title: str, columns: Iterable[tuple[str, str]], **options: Any) -> Table:
+    """A table of a command's report: `title` on the left above a simple head of `columns` (name,
+    justification); `options` go to rich's Table (a caption)."""
+    from rich import box
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, **options)
+    for name, justify in columns:
+        t.add_column(name, justify=justify)
+    return t
+
+
+def runs_progress(label: str, *counts: ProgressColumn, console: Console, transient: bool) -> Progress:
+    """A progress bar over runs: `label`, the bar, runs done of all, the `counts` columns, the time taken
+    and the time left."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        *counts,
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=transient,
+    )
+
+
+class LateProgress:
+    """A progress bar that a command starts only once there is something to show (`bar` stays None until
+    then), used as a context manager: leaving it stops the bar if it started."""
+
+    bar: Progress | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 def fmt_secs(s: float) -> str:

@@ -10,29 +10,14 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from aqmlab import reproduce
+from aqmlab.cli.common import runs_progress
 
 
 def main(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
-    columns = [
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    ]
-    with Progress(*columns, console=console, transient=True) as bar:
+    with runs_progress("[bold]{task.description}", console=console, transient=True) as bar:
         task = bar.add_task(args.study, total=None)
 
         def progress(kind: str, info: dict) -> None:

@@ -10,27 +10,25 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
 from rich.text import Text
 
 from aqmlab import api
-from aqmlab.cli.common import MAX_LINK_ROWS, fmt_secs, load, stdout_console, warn
+from aqmlab.cli.common import MAX_LINK_ROWS, LateProgress, fmt_secs, load, report_table, stdout_console, warn
 
 #: Runs shorter than this (wall time) never show a progress bar.
 PROGRESS_AFTER_S = 2.0
 
 
-class _LazyProgress:
+class _LazyProgress(LateProgress):
     """A progress bar on simulated time that appears only once a run has taken PROGRESS_AFTER_S."""
 
     def __init__(self, total_s: float, enabled: bool) -> None:
         self.total = total_s
         self.enabled = enabled
         self.t0 = time.perf_counter()
-        self.bar: Progress | None = None
         self.task = None
 
     def __call__(self, sim_s: float) -> None:
@@ -49,11 +47,6 @@ class _LazyProgress:
             self.bar.start()
         self.bar.update(self.task, completed=sim_s, wall=f"{time.perf_counter() - self.t0:.0f} s")
 
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
-
 
 def main(args: argparse.Namespace) -> int:
     path = load(args.scenario)
@@ -63,8 +56,7 @@ def main(args: argparse.Namespace) -> int:
     out_dir = (
         Path(args.out) if args.out else Path("results") / _default_folder(desc, args.scenario, args.overrides)
     )
-    progress = _LazyProgress(desc["duration_s"], enabled=not args.quiet)
-    try:
+    with _LazyProgress(desc["duration_s"], enabled=not args.quiet) as progress:
         # Written by api.run, so that pair records stream into the run folder as the run goes.
         result = api.run(
             path,
@@ -74,8 +66,6 @@ def main(args: argparse.Namespace) -> int:
             out=out_dir,
             max_memory=args.max_memory,
         )
-    finally:
-        progress.stop()
     if args.quiet:
         print(out_dir)
         return 0
@@ -137,13 +127,6 @@ def link_table(links: pd.DataFrame) -> Table:
         "drops o/e/n: buffer overflow / early (AQM) / early because the packet was not ECN-capable;"
         " queue: time-weighted mean ± std of waiting packets"
     )
-    t = Table(
-        title="Busiest links (after warm-up)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        caption=caption,
-        caption_justify="left",
-    )
     cols = [
         ("link", "left"),
         ("queue", "left"),
@@ -154,8 +137,7 @@ def link_table(links: pd.DataFrame) -> Table:
         ("loss %", "right"),
         ("queue mean±std", "right"),
     ]
-    for name, justify in cols:
-        t.add_column(name, justify=justify)
+    t = report_table("Busiest links (after warm-up)", cols, caption=caption, caption_justify="left")
     top = links.sort_values(["utilization", "arrivals"], ascending=False, kind="stable").head(MAX_LINK_ROWS)
     for row in top.itertuples(index=False):
         t.add_row(
@@ -172,8 +154,7 @@ def link_table(links: pd.DataFrame) -> Table:
 
 
 def class_table(flows: pd.DataFrame) -> Table:
-    t = Table(title="Flow classes (after warm-up)", title_justify="left", box=box.SIMPLE_HEAD)
-    for name, justify in (
+    cols = [
         ("class", "left"),
         ("kind", "left"),
         ("flows", "right"),
@@ -181,8 +162,8 @@ def class_table(flows: pd.DataFrame) -> Table:
         ("per flow Mb/s", "right"),
         ("retransmits", "right"),
         ("timeouts", "right"),
-    ):
-        t.add_column(name, justify=justify)
+    ]
+    t = report_table("Flow classes (after warm-up)", cols)
     g = flows.groupby("class", sort=False)
     agg = pd.DataFrame(
         {
@@ -207,16 +188,16 @@ def class_table(flows: pd.DataFrame) -> Table:
 
 
 def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
-    t = Table(
-        title="Response times (requests sent after the warm-up)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
+    t = report_table(
+        "Response times (requests sent after the warm-up)",
+        [
+            (name, "left" if name == "class" else "right")
+            for name in ("class", "pairs", "incomplete", "mean", "p10", "p50", "p90", "p99", "loss %")
+        ],
         caption="times in ms (quantiles from 2.3%-wide bins); loss: HTTP loss, the class's packets dropped "
         "anywhere ÷ packets it sent",
         caption_justify="left",
     )
-    for name in ("class", "pairs", "incomplete", "mean", "p10", "p50", "p90", "p99", "loss %"):
-        t.add_column(name, justify="left" if name == "class" else "right")
     loss = dict(zip(classes["class"], classes["loss_rate"], strict=True)) if len(classes) else {}
     for row in responses.to_dict("records"):
         rate = loss.get(row["class"], math.nan)

@@ -12,34 +12,24 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich import box
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
+from rich.progress import TextColumn
 from rich.text import Text
 
 from aqmlab import sweep
-from aqmlab.cli.common import CliError, load, stdout_console, warn
+from aqmlab.cli.common import CliError, LateProgress, load, report_table, runs_progress, stdout_console, warn
 
 EXIT_FAILED_RUNS = 1
 #: Failed runs listed in the final report (all of them are in OUT/failed.json).
 MAX_FAILED_LINES = 10
 
 
-class _Bar:
+class _Bar(LateProgress):
     """A rich progress bar over the runs to simulate, with done / skipped / failed counts and ETA."""
 
     def __init__(self, enabled: bool) -> None:
         self.console = Console(stderr=True, highlight=False)
         self.enabled = enabled
-        self.bar: Progress | None = None
         self.task = None
         self.counts = {"done": 0, "skipped": 0, "failed": 0}
 
@@ -58,17 +48,8 @@ class _Bar:
                 head += f", {info['skipped']} already complete"
             self.console.print(head)
             if self.enabled and info["todo"]:
-                self.bar = Progress(
-                    TextColumn("runs"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TextColumn("{task.fields[counts]}"),
-                    TimeElapsedColumn(),
-                    TextColumn("ETA"),
-                    TimeRemainingColumn(),
-                    console=self.console,
-                    transient=False,
-                )
+                counts = TextColumn("{task.fields[counts]}")
+                self.bar = runs_progress("runs", counts, console=self.console, transient=False)
                 self.task = self.bar.add_task(
                     "runs", total=info["todo"] + info["invalid"], counts=self._text()
                 )
@@ -87,11 +68,6 @@ class _Bar:
         c = self.counts
         return f"done {c['done']} · skipped {c['skipped']} · failed {c['failed']}"
 
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
-
 
 def main(args: argparse.Namespace) -> int:
     path = load(args.scenario)
@@ -99,8 +75,7 @@ def main(args: argparse.Namespace) -> int:
         raise CliError(f"--jobs {args.jobs}: expected at least 1")
     seeds = args.seed_list if args.seed_list is not None else args.seeds
     out = Path(args.out) if args.out else Path("results") / f"sweep-{Path(path).stem}"
-    bar = _Bar(enabled=not args.quiet)
-    try:
+    with _Bar(enabled=not args.quiet) as bar:
         res = sweep.run_sweep(
             path,
             grid=args.grid,
@@ -113,12 +88,9 @@ def main(args: argparse.Namespace) -> int:
             progress=bar,
             force=args.force,
         )
-    finally:
-        bar.stop()
     console = stdout_console()
-    t = Table(box=box.SIMPLE_HEAD, title=f"Sweep {res.out}", title_justify="left")
-    for col in ("runs", "distinct", "done", "skipped", "failed", "wall"):
-        t.add_column(col, justify="right")
+    columns = [(col, "right") for col in ("runs", "distinct", "done", "skipped", "failed", "wall")]
+    t = report_table(f"Sweep {res.out}", columns)
     t.add_row(
         str(res.total),
         str(res.unique),

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from aqmlab.cli.common import MAX_LINK_ROWS, fmt_rate, fmt_secs, load, stdout_console, warn
+from aqmlab.cli.common import MAX_LINK_ROWS, fmt_rate, fmt_secs, load, report_table, stdout_console, warn
 from aqmlab.scenario import validate
 
 
@@ -30,9 +29,8 @@ def main(args: argparse.Namespace) -> int:
     facts.add_row("flows", str(desc["flows"]))
     facts.add_row("classes", Text(", ".join(desc["classes"]) or "(none)"))
     out.print(facts)
-    t = Table(title="Link directions", title_justify="left", box=box.SIMPLE_HEAD)
-    for col, justify in (("link", "left"), ("rate", "right"), ("delay", "right"), ("queue", "left")):
-        t.add_column(col, justify=justify)
+    columns = (("link", "left"), ("rate", "right"), ("delay", "right"), ("queue", "left"))
+    t = report_table("Link directions", columns)
     for link in desc["links"][:MAX_LINK_ROWS]:
         t.add_row(
             Text(link["link"]), fmt_rate(link["rate_bps"]), fmt_secs(link["delay_s"]), Text(link["queue"])
@@ -46,11 +44,6 @@ def main(args: argparse.Namespace) -> int:
 
 def estimate_table(estimate: dict, limit: int) -> Table:
     """The resource estimate: items and memory of each table (and the file of each streamed one)."""
-    t = Table(
-        title=f"Resource estimate (memory limit {_bytes(limit)})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-    )
     columns = (
         ("table", "left"),
         ("items", "right"),
@@ -58,8 +51,7 @@ def estimate_table(estimate: dict, limit: int) -> Table:
         ("file", "right"),
         ("set by", "left"),
     )
-    for col, justify in columns:
-        t.add_column(col, justify=justify)
+    t = report_table(f"Resource estimate (memory limit {_bytes(limit)})", columns)
     for part in estimate["parts"]:
         file = _bytes(part["file_bytes"]) if part["streamed"] else ""
         t.add_row(part["what"], f"{part['items']:,}", _bytes(part["bytes"]), file, Text(part["setting"]))

@@ -12,8 +12,9 @@ import pandas as pd
 
 
 @dataclass(frozen=True)
-class RunSpec:
-    """One simulation: a scenario (TOML text), the labels that place it in the study's tables, a seed."""
+class StudyRun:
+    """One simulation of a study: a scenario (TOML text), the labels that place it in the study's tables, a
+    seed."""
 
     labels: tuple[tuple[str, str], ...]
     scenario: str
@@ -28,7 +29,7 @@ class RunSpec:
 class RunOutcome:
     """A finished run: its spec and its run folder."""
 
-    spec: RunSpec
+    spec: StudyRun
     folder: Path
 
     def table(self, name: str) -> pd.DataFrame:
@@ -79,13 +80,13 @@ class Study:
     name: str
     title: str
     citation: str
-    runs: Callable[[bool, int, dict | None], list[RunSpec]]  # (quick, seeds, calibration) -> runs
+    runs: Callable[[bool, int, dict | None], list[StudyRun]]  # (quick, seeds, calibration) -> runs
     tables: Callable[[list[RunOutcome]], list[Table]]
     findings: Callable[[list[RunOutcome]], list[Finding]]
     figures: Callable[[list[RunOutcome], Path], list[Figure]]
     notes: list[str] = field(default_factory=list)
     #: (quick, execute) -> calibration passed to `runs`; `execute(specs)` returns their outcomes.
-    calibrate: Callable[[bool, Callable[[list[RunSpec]], list[RunOutcome]]], dict] | None = None
+    calibrate: Callable[[bool, Callable[[list[StudyRun]], list[RunOutcome]]], dict] | None = None
     full_runtime: str = ""
 
 

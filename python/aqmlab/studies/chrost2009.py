@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab.studies import plots
-from aqmlab.studies.base import Figure, Finding, RunOutcome, RunSpec, Study, Table, fmt_ci, mean_ci
+from aqmlab.studies.base import Figure, Finding, RunOutcome, Study, StudyRun, Table, fmt_ci, mean_ci
 
 SCENARIOS = files(__package__) / "scenarios" / "chrost2009"
 SCALES = {"uncongested": "c10.toml", "mild": "c100.toml", "heavy": "c1000.toml"}
@@ -49,7 +49,7 @@ PAPER_900 = {
 }
 
 
-def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSpec]:
+def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[StudyRun]:
     cases = [(scale, aqm, 90) for scale in SCALES for aqm in AQMS]
     cases += [("uncongested", aqm, 900) for aqm in AQMS]
     specs = []
@@ -60,7 +60,7 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
             overrides.append("duration=70")  # 40 s measured instead of 70 s: the heavy case costs most
         for seed in range(1, seeds + 1):
             labels = (("scale", scale), ("aqm", aqm), ("buffer", str(buffer)))
-            specs.append(RunSpec(labels=labels, scenario=text, seed=seed, overrides=tuple(overrides)))
+            specs.append(StudyRun(labels=labels, scenario=text, seed=seed, overrides=tuple(overrides)))
     return specs
 
 

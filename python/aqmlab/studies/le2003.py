@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab.studies import plots
-from aqmlab.studies.base import Figure, Finding, RunOutcome, RunSpec, Study, Table, fmt_ci, mean_ci
+from aqmlab.studies.base import Figure, Finding, RunOutcome, Study, StudyRun, Table, fmt_ci, mean_ci
 
 SCENARIO = files(__package__) / "scenarios" / "le2003" / "peering.toml"
 PEERING = "links.4"  # the RA <-> RB link in peering.toml
@@ -69,7 +69,7 @@ def calibrate(quick: bool, execute) -> dict:
     ov = _overrides(None, BASE_RATE, True) if quick else _overrides(None, BASE_RATE, False) + ["duration=600"]
     (o,) = execute(
         [
-            RunSpec(
+            StudyRun(
                 labels=(("calibration", "uncongested"),),
                 scenario=SCENARIO.read_text(encoding="utf-8"),
                 seed=1,
@@ -83,7 +83,7 @@ def calibrate(quick: bool, execute) -> dict:
     return {"bits_per_s_per_conn_per_s": k, **{f"rate_{p}": p / 100 * 100e6 / k for p in LOADS}}
 
 
-def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSpec]:
+def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[StudyRun]:
     text = SCENARIO.read_text(encoding="utf-8")
     specs = []
     loads = [90, 98] if quick else LOADS
@@ -93,7 +93,7 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
             for seed in range(1, seeds + 1):
                 labels = (("load", str(load)), ("scheme", name))
                 specs.append(
-                    RunSpec(
+                    StudyRun(
                         labels=labels,
                         scenario=text,
                         seed=seed,

@@ -19,8 +19,8 @@ from aqmlab.studies.base import (
     Figure,
     Finding,
     RunOutcome,
-    RunSpec,
     Study,
+    StudyRun,
     Table,
     fmt_ci,
     mean_ci,
@@ -75,7 +75,7 @@ def configurations() -> list[tuple[tuple[str, ...], str]]:
     return cells
 
 
-def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSpec]:
+def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[StudyRun]:
     pairs = 2_000 if quick else 50_000
     rates = (
         study_rates(calibration) if calibration else {"e2e_rate": DEFAULT_RATE, "cross_rate": DEFAULT_RATE}
@@ -89,7 +89,7 @@ def runs(quick: bool, seeds: int, calibration: dict | None = None) -> list[RunSp
         text = tomli_w.dumps(sc)
         for seed in range(1, seeds + 1):
             labels = (("row", "-".join(combo) or "uncongested"), ("queue", queue))
-            specs.append(RunSpec(labels=labels, scenario=text, seed=seed))
+            specs.append(StudyRun(labels=labels, scenario=text, seed=seed))
     return specs
 
 
@@ -115,7 +115,7 @@ def calibrate(quick: bool, execute, reading: dict | None = None) -> dict:
         )
     )
     specs = [
-        RunSpec(labels=(("calibration", name),), scenario=text, seed=seed)
+        StudyRun(labels=(("calibration", name),), scenario=text, seed=seed)
         for seed in seeds
         for name, text in (("e2e", e2e), ("cross", cross))
     ]

@@ -165,7 +165,7 @@ impl FifoAqm for AnAqm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
@@ -293,13 +293,13 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert!(Config::default().validate().is_ok());
-        let bad = |c: Config| c.validate().unwrap_err().0;
-        assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
-        assert_eq!(bad(Config { qref: -1.0, ..Default::default() }), "qref");
-        assert_eq!(bad(Config { w: 0.0, ..Default::default() }), "w");
-        assert_eq!(bad(Config { gain: f64::NAN, ..Default::default() }), "gain");
-        assert_eq!(bad(Config { weights: [0.0; 3], ..Default::default() }), "weights");
-        assert_eq!(bad(Config { eta: [0.0, -1.0, 0.0], ..Default::default() }), "eta[1]");
+        assert_rejected([
+            ("limit", Config { limit: 0, ..Default::default() }),
+            ("qref", Config { qref: -1.0, ..Default::default() }),
+            ("w", Config { w: 0.0, ..Default::default() }),
+            ("gain", Config { gain: f64::NAN, ..Default::default() }),
+            ("weights", Config { weights: [0.0; 3], ..Default::default() }),
+            ("eta[1]", Config { eta: [0.0, -1.0, 0.0], ..Default::default() }),
+        ]);
     }
 }

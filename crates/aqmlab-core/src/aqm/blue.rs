@@ -129,7 +129,7 @@ impl FifoAqm for Blue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -215,11 +215,12 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert!(Config::default().validate().is_ok());
-        assert_eq!(Config { limit: 0, ..Default::default() }.validate().unwrap_err().0, "limit");
-        assert_eq!(Config { increment: 2.0, ..Default::default() }.validate().unwrap_err().0, "increment");
-        assert_eq!(Config { decrement: -0.1, ..Default::default() }.validate().unwrap_err().0, "decrement");
-        assert_eq!(Config { ihold: Seconds(-1.0), ..Default::default() }.validate().unwrap_err().0, "ihold");
-        assert_eq!(Config { dhold: Seconds(f64::NAN), ..Default::default() }.validate().unwrap_err().0, "dhold");
+        assert_rejected([
+            ("limit", Config { limit: 0, ..Default::default() }),
+            ("increment", Config { increment: 2.0, ..Default::default() }),
+            ("decrement", Config { decrement: -0.1, ..Default::default() }),
+            ("ihold", Config { ihold: Seconds(-1.0), ..Default::default() }),
+            ("dhold", Config { dhold: Seconds(f64::NAN), ..Default::default() }),
+        ]);
     }
 }

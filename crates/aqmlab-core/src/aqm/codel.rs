@@ -220,7 +220,7 @@ impl FifoAqm for Codel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -368,10 +368,11 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert!(Config::default().validate().is_ok());
-        assert_eq!(Config { target: Seconds(0.0), ..Default::default() }.validate().unwrap_err().0, "target");
-        assert_eq!(Config { interval: Seconds(-1.0), ..Default::default() }.validate().unwrap_err().0, "interval");
-        assert_eq!(Config { mtu: Bytes(0), ..Default::default() }.validate().unwrap_err().0, "mtu");
-        assert_eq!(Config { limit: 0, ..Default::default() }.validate().unwrap_err().0, "limit");
+        assert_rejected([
+            ("target", Config { target: Seconds(0.0), ..Default::default() }),
+            ("interval", Config { interval: Seconds(-1.0), ..Default::default() }),
+            ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
+            ("limit", Config { limit: 0, ..Default::default() }),
+        ]);
     }
 }

@@ -235,7 +235,7 @@ impl QueueDisc for FqCodel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::{Ecn, Packet};
     use crate::sim::time::NS_PER_MS;
@@ -384,13 +384,13 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert!(Config::default().validate().is_ok());
-        let bad = |c: Config| c.validate().unwrap_err().0;
-        assert_eq!(bad(Config { flows: 0, ..Default::default() }), "flows");
-        assert_eq!(bad(Config { quantum: Bytes(0), ..Default::default() }), "quantum");
-        assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
-        assert_eq!(bad(Config { drop_batch: 0, ..Default::default() }), "drop_batch");
-        assert_eq!(bad(Config { target: Seconds(-0.005), ..Default::default() }), "target");
-        assert_eq!(bad(Config { mtu: Bytes(0), ..Default::default() }), "mtu");
+        assert_rejected([
+            ("flows", Config { flows: 0, ..Default::default() }),
+            ("quantum", Config { quantum: Bytes(0), ..Default::default() }),
+            ("limit", Config { limit: 0, ..Default::default() }),
+            ("drop_batch", Config { drop_batch: 0, ..Default::default() }),
+            ("target", Config { target: Seconds(-0.005), ..Default::default() }),
+            ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
+        ]);
     }
 }

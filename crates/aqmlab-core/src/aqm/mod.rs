@@ -289,6 +289,15 @@ pub(crate) mod testutil {
     use super::*;
     use crate::net::Packet;
 
+    /// Checks a configuration's `validate`: the defaults pass, and each `(field, config)` of `bad` is refused
+    /// naming `field`.
+    pub fn assert_rejected<C: DisciplineConfig + Default>(bad: impl IntoIterator<Item = (&'static str, C)>) {
+        assert!(C::default().validate().is_ok());
+        for (field, cfg) in bad {
+            assert_eq!(cfg.validate().unwrap_err().0, field);
+        }
+    }
+
     /// Whether `x` selections out of `n` draws with probability `p` are within 4.5 standard deviations
     /// (plus one) of the mean: loose enough never to fail by chance, tight enough to tell rates apart.
     pub fn near_binomial(x: usize, n: usize, p: f64) -> bool {

@@ -313,7 +313,7 @@ impl FifoAqm for Pie {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::Harness;
+    use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -585,15 +585,15 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert!(Config::default().validate().is_ok());
-        let bad = |c: Config| c.validate().unwrap_err().0;
-        assert_eq!(bad(Config { limit: 0, ..Default::default() }), "limit");
-        assert_eq!(bad(Config { qdelay_ref: Seconds(0.0), ..Default::default() }), "qdelay_ref");
-        assert_eq!(bad(Config { t_update: Seconds(-0.015), ..Default::default() }), "t_update");
-        assert_eq!(bad(Config { alpha: -1.0, ..Default::default() }), "alpha");
-        assert_eq!(bad(Config { max_burst: Seconds(f64::NAN), ..Default::default() }), "max_burst");
-        assert_eq!(bad(Config { dq_threshold: Bytes(0), ..Default::default() }), "dq_threshold");
-        assert_eq!(bad(Config { mark_ecnth: 1.5, ..Default::default() }), "mark_ecnth");
-        assert_eq!(bad(Config { mean_pktsize: Bytes(0), ..Default::default() }), "mean_pktsize");
+        assert_rejected([
+            ("limit", Config { limit: 0, ..Default::default() }),
+            ("qdelay_ref", Config { qdelay_ref: Seconds(0.0), ..Default::default() }),
+            ("t_update", Config { t_update: Seconds(-0.015), ..Default::default() }),
+            ("alpha", Config { alpha: -1.0, ..Default::default() }),
+            ("max_burst", Config { max_burst: Seconds(f64::NAN), ..Default::default() }),
+            ("dq_threshold", Config { dq_threshold: Bytes(0), ..Default::default() }),
+            ("mark_ecnth", Config { mark_ecnth: 1.5, ..Default::default() }),
+            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
+        ]);
     }
 }

@@ -594,6 +594,21 @@ mod sink_tests {
     use super::tests::json;
     use super::*;
 
+    /// Batches of a column table, as JSON (`{column: [values]}`), joined into one table.
+    fn joined(batches: &[serde_json::Value]) -> serde_json::Value {
+        let mut table = serde_json::Map::new();
+        for batch in batches {
+            for (column, values) in batch.as_object().expect("a column table") {
+                let all =
+                    table.entry(column.as_str()).or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                all.as_array_mut()
+                    .expect("a column")
+                    .extend(values.as_array().expect("a column").iter().cloned());
+            }
+        }
+        serde_json::Value::Object(table)
+    }
+
     /// With a record sink, queue samples, window-trace and flow-series rows come in batches of at most
     /// [`RECORD_BATCH`] rows and, put together, are exactly what a run without a sink returns; the
     /// result's own columns are empty.
@@ -617,33 +632,22 @@ mod sink_tests {
         assert!(whole.queue_samples.len() > RECORD_BATCH, "more than one batch");
         assert!(!whole.cwnd_trace.is_empty());
         assert_eq!(whole.flow_series.len(), 4 * 7000, "4 flows, every 1 ms after the warm-up");
-        let (mut samples, mut trace, mut series) =
-            (QueueSamples::default(), CwndTrace::default(), FlowSeries::default());
+        let (mut samples, mut trace, mut series) = (Vec::new(), Vec::new(), Vec::new());
         let mut batches = 0;
         let mut sink = |b: Batch| {
             batches += 1;
             match b {
                 Batch::QueueSamples(q) => {
                     assert!(q.len() <= RECORD_BATCH + model.sample_links.len());
-                    samples.link.extend(&q.link);
-                    samples.t.extend(&q.t);
-                    samples.q_pkts.extend(&q.q_pkts);
-                    samples.q_bytes.extend(&q.q_bytes);
-                    samples.sojourn_s.extend(&q.sojourn_s);
+                    samples.push(json(&q));
                 }
                 Batch::CwndTrace(c) => {
                     assert!(c.len() <= RECORD_BATCH);
-                    trace.flow.extend(&c.flow);
-                    trace.t.extend(&c.t);
-                    trace.cwnd.extend(&c.cwnd);
-                    trace.ssthresh.extend(&c.ssthresh);
-                    trace.timeouts.extend(&c.timeouts);
+                    trace.push(json(&c));
                 }
                 Batch::FlowSeries(s) => {
                     assert!(s.len() <= RECORD_BATCH + model.flows.len());
-                    series.flow.extend(&s.flow);
-                    series.t.extend(&s.t);
-                    series.bytes_delivered.extend(&s.bytes_delivered);
+                    series.push(json(&s));
                 }
                 Batch::Pairs(_) | Batch::Pcap { .. } => panic!("no pair records or captures asked for"),
             }
@@ -652,9 +656,9 @@ mod sink_tests {
         assert!(batches > 2, "{batches} batches");
         assert!(streamed.queue_samples.is_empty() && streamed.cwnd_trace.is_empty());
         assert!(streamed.flow_series.is_empty());
-        assert_eq!(json(&samples), json(&whole.queue_samples));
-        assert_eq!(json(&trace), json(&whole.cwnd_trace));
-        assert_eq!(json(&series), json(&whole.flow_series));
+        assert_eq!(joined(&samples), json(&whole.queue_samples));
+        assert_eq!(joined(&trace), json(&whole.cwnd_trace));
+        assert_eq!(joined(&series), json(&whole.flow_series));
         assert_eq!(json(&streamed.flows), json(&whole.flows));
         // The links' sample statistics come from running sums, not from the (streamed) samples.
         assert!(whole.links.iter().all(|l| l.q_samples == 7001), "every link sampled");
