@@ -46,6 +46,7 @@ TABLES = (
     "queue_samples",
     "cwnd_trace",
     "flow_series",
+    "user_series",
     "classes",
     "generators",
     "responses",
@@ -54,6 +55,7 @@ TABLES = (
 
 #: Columns of the tables that may be empty (a scenario without HTTP has no responses).
 COLUMNS = {
+    "user_series": ["generator", "t", "waiting", "thinking"],
     "classes": ["class", "packets_sent", "bytes_sent", "drops", "loss_rate", "marks"],
     "generators": [
         "generator",
@@ -464,6 +466,9 @@ class RunResult:
     generators: pd.DataFrame
     responses: pd.DataFrame
     response_bins: pd.DataFrame
+    #: With ``measure.user_series``, per ``[[web_users]]`` generator and sample: ``generator``, ``t``,
+    #: ``waiting`` (users fetching a page), ``thinking``; empty otherwise.
+    user_series: pd.DataFrame
     raw: dict = field(repr=False)
     scenario_text: str = field(default="", repr=False)
     #: The ``seed`` argument of the run (None: the scenario's own seed).
@@ -570,6 +575,16 @@ class RunResult:
                 "bytes_delivered": pd.Series(fs.get("bytes_delivered", []), dtype="int64"),
             }
         )
+        us = raw.get("user_series", {})
+        generators = raw.get("user_series_names", [])
+        user_series = pd.DataFrame(
+            {
+                "generator": pd.Series([generators[i] for i in us.get("generator", [])], dtype="str"),
+                "t": pd.Series(us.get("t", []), dtype="float64"),
+                "waiting": pd.Series(us.get("waiting", []), dtype="int64"),
+                "thinking": pd.Series(us.get("thinking", []), dtype="int64"),
+            }
+        )
         rb = raw.get("response_bins", {})
         response_bins = pd.DataFrame(
             {
@@ -589,6 +604,7 @@ class RunResult:
             generators=_rows(raw.get("generators", []), COLUMNS["generators"]),
             responses=_rows(raw.get("responses", []), COLUMNS["responses"]),
             response_bins=response_bins,
+            user_series=user_series,
             raw=raw,
             scenario_text=text,
             seed_override=seed,
@@ -706,7 +722,7 @@ def load_run(folder: str | os.PathLike) -> RunResult:
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     streamed = {name: folder / f"{name}.parquet" for name in STREAMED}
     pairs = folder / PAIRS_FILE
-    tables = {name: pd.read_parquet(folder / f"{name}.parquet") for name in TABLES if name not in STREAMED}
+    tables = {name: _read_table(folder, name) for name in TABLES if name not in STREAMED}
     captures = {link: folder / PCAP_DIR / pcap_file_name(link) for link in tables["links"]["link"]}
     return RunResult(
         summary=summary,
@@ -717,6 +733,13 @@ def load_run(folder: str | os.PathLike) -> RunResult:
         table_paths=streamed,
         pcap_paths={link: path for link, path in captures.items() if path.is_file()},
     )
+
+
+def _read_table(folder: Path, name: str) -> pd.DataFrame:
+    path = folder / f"{name}.parquet"
+    if name == "user_series" and not path.exists():  # a run folder written before the table existed
+        return _rows([], COLUMNS[name])
+    return pd.read_parquet(path)
 
 
 def _nan(v: float | None) -> float:
