@@ -46,6 +46,7 @@ TABLES = (
     "queue_samples",
     "cwnd_trace",
     "flow_series",
+    "user_series",
     "classes",
     "generators",
     "responses",
@@ -54,6 +55,7 @@ TABLES = (
 
 #: Columns of the tables that may be empty (a scenario without HTTP has no responses).
 COLUMNS = {
+    "user_series": ["generator", "t", "waiting", "thinking"],
     "classes": ["class", "packets_sent", "bytes_sent", "drops", "loss_rate", "marks"],
     "generators": [
         "generator",
@@ -464,6 +466,9 @@ class RunResult:
     generators: pd.DataFrame
     responses: pd.DataFrame
     response_bins: pd.DataFrame
+    #: With ``measure.user_series``, per ``[[web_users]]`` generator and sample: ``generator``, ``t``,
+    #: ``waiting`` (users fetching a page), ``thinking``; empty otherwise.
+    user_series: pd.DataFrame
     raw: dict = field(repr=False)
     scenario_text: str = field(default="", repr=False)
     #: The ``seed`` argument of the run (None: the scenario's own seed).
@@ -556,6 +561,11 @@ class RunResult:
         flow_series = _columns(
             raw.get("flow_series", {}), {"flow": "int64", "t": "float64", "bytes_delivered": "int64"}
         )
+        user_series = _columns(
+            raw.get("user_series", {}),
+            {"generator": "str", "t": "float64", "waiting": "int64", "thinking": "int64"},
+            generator=raw.get("user_series_names", []).__getitem__,
+        )
         # JSON has no infinity: the open-ended top bin comes as null.
         response_bins = _columns(
             raw.get("response_bins", {}),
@@ -572,6 +582,7 @@ class RunResult:
             generators=_rows(raw.get("generators", []), COLUMNS["generators"]),
             responses=_rows(raw.get("responses", []), COLUMNS["responses"]),
             response_bins=response_bins,
+            user_series=user_series,
             raw=raw,
             scenario_text=text,
             seed_override=seed,
@@ -689,7 +700,7 @@ def load_run(folder: str | os.PathLike) -> RunResult:
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     streamed = {name: folder / f"{name}.parquet" for name in STREAMED}
     pairs = folder / PAIRS_FILE
-    tables = {name: pd.read_parquet(folder / f"{name}.parquet") for name in TABLES if name not in STREAMED}
+    tables = {name: _read_table(folder, name) for name in TABLES if name not in STREAMED}
     captures = {link: folder / PCAP_DIR / pcap_file_name(link) for link in tables["links"]["link"]}
     return RunResult(
         summary=summary,
@@ -714,6 +725,13 @@ def _columns(table: dict, dtypes: dict[str, str], **convert: Callable[[Any], Any
             for name, dtype in dtypes.items()
         }
     )
+
+
+def _read_table(folder: Path, name: str) -> pd.DataFrame:
+    path = folder / f"{name}.parquet"
+    if name == "user_series" and not path.exists():  # a run folder written before the table existed
+        return _rows([], COLUMNS[name])
+    return pd.read_parquet(path)
 
 
 def _nan(v: float | None) -> float:

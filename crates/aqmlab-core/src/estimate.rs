@@ -38,6 +38,9 @@ pub const CWND_ROW_FILE_BYTES: u64 = 16;
 /// its file.
 pub const FLOW_SERIES_ROW_BYTES: u64 = 165;
 pub const FLOW_SERIES_ROW_FILE_BYTES: u64 = 8;
+/// Bytes per row of the web users' series (four columns, kept in memory to the end), as a flow series
+/// row.
+pub const USER_SERIES_ROW_BYTES: u64 = FLOW_SERIES_ROW_BYTES;
 /// Bytes per packet record of a pcap capture in memory: its bytes in the engine's batch and their copy
 /// handed to Python.
 pub const PCAP_RECORD_BYTES: u64 = 2 * crate::engine::pcap::RECORD_FILE_BYTES;
@@ -126,6 +129,8 @@ pub struct Estimate {
     pub cwnd_rows: u64,
     /// Rows of the flow series (`measure.flow_series`): one per flow and sample.
     pub flow_series_rows: u64,
+    /// Rows of the web users' series (`measure.user_series`): one per `[[web_users]]` generator and sample.
+    pub user_series_rows: u64,
     /// An upper bound on the packet records of the pcap captures (`measure.pcap`; streamed runs only):
     /// each captured direction busy all the window with the smallest packets.
     pub pcap_records: u64,
@@ -169,6 +174,8 @@ impl Estimate {
             if interval == 0 || warmup >= duration { 0 } else { (duration - warmup) / interval + 1 };
         let samples_per_link = if sampled_links == 0 { 0 } else { samples };
         let series_samples = if s.measure.flow_series { samples } else { 0 };
+        let user_series_rows =
+            if s.measure.user_series { (s.web_users.len() as u64).saturating_mul(samples) } else { 0 };
         let http_connections = s
             .http
             .iter()
@@ -190,6 +197,7 @@ impl Estimate {
             queue_samples: sampled_links.saturating_mul(samples_per_link),
             traced_flows: 0,
             flow_series_rows: flows.saturating_mul(series_samples),
+            user_series_rows,
             http_connections,
             ..Estimate::default()
         };
@@ -246,6 +254,20 @@ impl Estimate {
                         human_count(flows),
                         human_count(series_samples)
                     ),
+                ),
+            ));
+        }
+        if user_series_rows > 0 {
+            e.parts.push(part(
+                "user series rows",
+                user_series_rows,
+                USER_SERIES_ROW_BYTES,
+                "measure.user_series".into(),
+                &format!(
+                    "{} web-user generators sampled {} times each: sample less often (a larger \
+                     `measure.sample_interval`), turn `measure.user_series` off or run shorter (`duration`)",
+                    s.web_users.len(),
+                    human_count(samples)
                 ),
             ));
         }
@@ -686,6 +708,21 @@ between = "dumbbell"
         let err = crate::load_checked(DUMBBELL, "t.toml", &overrides, None, disk, true).unwrap_err();
         assert_eq!(err.path, "measure.flow_series", "{err}");
         assert!(err.message.contains("100 flows sampled 50,000,000,001 times each"), "{err}");
+    }
+
+    /// The web users' series: a row per generator and sample, in memory.
+    #[test]
+    fn user_series_rows_are_counted() {
+        let users = "[[web_users]]\nclients = \"S0\"\nservers = \"R0\"\nusers = 3\n";
+        let text = format!("{DUMBBELL}{users}{users}");
+        assert_eq!(estimate(&text, &[]).user_series_rows, 0);
+        let e = estimate(&text, &["measure.user_series=true"]);
+        assert_eq!(e.user_series_rows, 2 * 50_001);
+        let p = e.parts.iter().find(|p| p.what == "user series rows").unwrap();
+        assert_eq!(
+            (p.bytes, p.setting.as_str()),
+            (2 * 50_001 * USER_SERIES_ROW_BYTES, "measure.user_series")
+        );
     }
 
     /// Captures count a batch per captured direction in memory and every record (at most one per

@@ -104,6 +104,66 @@ fn samples_match_their_distributions() {
     assert_eq!(Dist::Pareto { scale: 1.0, shape: 1.0 }.mean(), None);
 }
 
+/// A fresh folder for a test's files.
+fn folder(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("aqmlab-web-users-{}-{test}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    dir
+}
+
+/// The knots of the CDF file the empirical tests use: (value, cumulative probability).
+const KNOTS: [(f64, f64); 5] = [(0.5, 0.1), (1.0, 0.3), (2.0, 0.6), (5.0, 0.9), (20.0, 1.0)];
+
+#[test]
+fn empirical_distributions_follow_their_files() {
+    let dir = folder("empirical");
+    let lines: String = KNOTS.iter().map(|(v, p)| format!("{v},{p}\n")).collect();
+    std::fs::write(dir.join("cdf.csv"), format!("# value,cumulative probability\n{lines}")).unwrap();
+    // Every quantity may name the file, relative to the scenario's folder.
+    let fields = ["think_time", "objects_per_page", "pages_per_server", "response_size", "request_size"];
+    let tables: String =
+        fields.iter().map(|f| format!("{f} = {{ kind = \"empirical\", file = \"cdf.csv\" }}\n")).collect();
+    let text = network(
+        "1Gbps",
+        20,
+        0,
+        &format!(
+            "[[web_users]]\nname = \"web\"\nclients = \"client\"\nservers = \"s1\"\nusers = 5\n{tables}"
+        ),
+    );
+    let scenario = dir.join("s.toml");
+    let model = load(&text, scenario.to_str().unwrap(), &[], None).unwrap_or_else(|e| panic!("{e}"));
+    let w = &model.web_users[0];
+    for d in [&w.think, &w.objects, &w.pages_per_server] {
+        assert!(matches!(d, Dist::Empirical(_)), "{d:?}");
+    }
+    // Linear between the knots, from (0, 0) below the first.
+    let f = |x: f64| {
+        let mut last = (0.0, 0.0);
+        for (v, p) in KNOTS {
+            if x < v {
+                return last.1 + (p - last.1) * (x - last.0).max(0.0) / (v - last.0);
+            }
+            last = (v, p);
+        }
+        1.0
+    };
+    assert_ks("empirical think time", ks_stat(draws(&w.think, 11), f, f), N);
+    let expected: f64 = KNOTS
+        .iter()
+        .scan((0.0, 0.0), |l, &(v, p)| {
+            let piece = (p - l.1) * (v + l.0) / 2.0;
+            *l = (v, p);
+            Some(piece)
+        })
+        .sum();
+    let m = mean(&draws(&w.think, 12));
+    println!("empirical mean {m:.4} (file {expected:.4})");
+    assert!((w.think.mean().unwrap() - expected).abs() < 1e-12 && (m / expected - 1.0).abs() < 0.02);
+    let r = run(model, None);
+    assert!(records(&r, "web.page").len() > 5, "the users browse");
+}
+
 fn simulate(text: &str) -> RunResult {
     run(load(text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}")), None)
 }
@@ -220,6 +280,99 @@ fn uncongested_page_rate_is_users_over_page_plus_think_time() {
     assert!((measured / predicted - 1.0).abs() < 0.10, "{measured} pages/s against {predicted}");
 }
 
+/// Persistent pages (`persistent`): a page of 7 objects on at most 2 connections is the top-level object
+/// and 3 embedded ones in sequence on one connection and 3 on the other; in a mix, the share of pages
+/// fetched that way is the one asked for; the closed-loop page rate holds as for HTTP/1.0.
+#[test]
+fn persistent_connections_carry_a_pages_objects_in_sequence() {
+    let (users, duration, warmup) = (20, 100, 10);
+    let traffic = |share: f64| {
+        format!(
+            "[[web_users]]\nname = \"web\"\nclients = \"client\"\nservers = [\"s1\", \"s2\"]\nusers = {users}\n\
+             parallel = 2\npersistent = {share}\nobjects_per_page = {{ kind = \"constant\", value = 7 }}\n\
+             think_time = {{ kind = \"exponential\", mean = 1.0 }}\n\
+             response_size = {{ kind = \"lognormal\", mu = 9.357, sigma = 1.318 }}\n"
+        )
+    };
+    let r = simulate(&network("1Gbps", duration, warmup, &traffic(1.0)));
+    let pages = records(&r, "web.page");
+    let mut by_connection: std::collections::BTreeMap<u64, Vec<(u32, f64, f64)>> = Default::default();
+    for &(connection, index, start, end, _, _) in &records(&r, "web") {
+        by_connection.entry(connection).or_default().push((index, start, end));
+    }
+    let mut sizes = [0usize; 8];
+    for pairs in by_connection.values_mut() {
+        pairs.sort_by_key(|p| p.0);
+        // Not pipelined: each request goes out once the previous response has arrived.
+        assert!(pairs.windows(2).all(|w| w[1].0 == w[0].0 + 1 && w[1].1 >= w[0].2), "{pairs:?}");
+        sizes[pairs.len().min(7)] += 1;
+    }
+    let page_time = mean(&pages.iter().map(|p| p.4).collect::<Vec<_>>());
+    let measured = pages.len() as f64 / (duration - warmup) as f64;
+    let predicted = users as f64 / (page_time + 1.0);
+    println!(
+        "persistent: {} pages, {measured:.2} pages/s against N/(page {page_time:.4} s + 1 s) = {predicted:.2}; \
+         connections by pairs carried (0..7) {sizes:?}",
+        pages.len()
+    );
+    // Connections cut by the window's ends aside, each carries 4 pairs or 3.
+    let whole = sizes[3] + sizes[4];
+    assert!(whole as f64 > 0.98 * by_connection.len() as f64, "{sizes:?}");
+    assert!((sizes[4] as f64 / sizes[3] as f64 - 1.0).abs() < 0.05, "{sizes:?}");
+    assert!(pages.iter().all(|p| p.5 > 0) && pages.len() > 1000);
+    assert!((measured / predicted - 1.0).abs() < 0.05, "{measured} pages/s against {predicted}");
+    let g = r.generators.iter().find(|g| g.generator == "web").expect("a generator row");
+    assert!((g.pairs_planned as f64 / g.connections_started as f64 - 3.5).abs() < 0.01, "{g:?}");
+
+    // A mix: a persistent page opens 2 connections, an HTTP/1.0 one 7, so the share of persistent pages
+    // is (7 − connections per page) / 5.
+    let share = 0.3;
+    let r = simulate(&network("1Gbps", duration, warmup, &traffic(share)));
+    let g = r.generators.iter().find(|g| g.generator == "web").expect("a generator row");
+    let pages = g.pairs_planned as f64 / 7.0;
+    let measured = (7.0 - g.connections_started as f64 / pages) / 5.0;
+    let sd = (share * (1.0 - share) / pages).sqrt();
+    println!("mix: {pages:.0} pages, persistent share {measured:.4} (asked {share}, sd {sd:.4})");
+    assert!((measured - share).abs() < 4.0 * sd, "{measured} against {share}");
+}
+
+/// `measure.user_series`: per sample, the users fetching a page and thinking. Their sum is the number of
+/// users until `stop`, and none after it (once the last think times have ended); by Little's law the mean
+/// number fetching is the page rate times the mean page time.
+#[test]
+fn user_series_counts_users_fetching_and_thinking() {
+    let users = 30;
+    let traffic = format!(
+        "[[web_users]]\nname = \"web\"\nclients = \"client\"\nservers = [\"s1\", \"s2\"]\nusers = {users}\n\
+         stop = 80\nthink_time = {{ kind = \"exponential\", mean = 1.0 }}\n\
+         response_size = {{ kind = \"lognormal\", mu = 9.357, sigma = 1.318 }}\n"
+    );
+    let text = network("5Mbps", 100, 10, &traffic).replace("[measure]\n", "[measure]\nuser_series = true\n");
+    let r = simulate(&text);
+    let s = &r.user_series;
+    assert_eq!(r.user_series_names, ["web"]);
+    // A sample every 10 ms from the warm-up's end on, both included.
+    assert_eq!(s.t.len(), 9001);
+    assert!(s.generator.iter().all(|&g| g == 0));
+    let (before, after): (Vec<usize>, Vec<usize>) = (0..s.t.len()).partition(|&i| s.t[i] < 80.0);
+    assert!(before.iter().all(|&i| s.waiting[i] + s.thinking[i] == users));
+    assert_eq!((s.waiting[9000], s.thinking[9000]), (0, 0), "every user has stopped");
+    assert!(after.iter().all(|&i| s.waiting[i] + s.thinking[i] <= users));
+    let pages = records(&r, "web.page");
+    let in_window: Vec<_> = pages.iter().filter(|p| p.2 < 80.0).collect();
+    let page_time = mean(&in_window.iter().map(|p| p.4).collect::<Vec<_>>());
+    let rate = in_window.len() as f64 / 70.0;
+    let fetching = mean(&before.iter().map(|&i| s.waiting[i] as f64).collect::<Vec<_>>());
+    println!(
+        "user series: {fetching:.3} users fetching on average; {rate:.2} pages/s × {page_time:.4} s = {:.3}",
+        rate * page_time
+    );
+    assert!((fetching / (rate * page_time) - 1.0).abs() < 0.05, "{fetching} against {}", rate * page_time);
+    // Off by default.
+    let r = simulate(&network("5Mbps", 20, 10, &traffic));
+    assert!(r.user_series.t.is_empty());
+}
+
 /// Requests per second (connections opened, one per object or HTTP/1.0 pair) and response bytes
 /// delivered per second.
 fn load_of(r: &RunResult, generator: &str, duration: f64) -> (f64, f64) {
@@ -283,8 +436,30 @@ fn web_error(fields: &str, path: &str, expected: &str) -> ScenarioError {
 }
 
 #[test]
+fn bad_cdf_files_are_located() {
+    let dir = folder("bad-cdf");
+    let cases = [
+        ("missing.csv", None, "a readable CDF file"),
+        ("words.csv", Some("1,0.5\nten,1\n"), "words.csv:2 is \"ten,1\""),
+        ("down.csv", Some("1,0.5\n2,0.4\n3,1\n"), "down.csv:2"),
+        ("short.csv", Some("1,0.5\n2,0.9\n"), "ends at 0.9"),
+    ];
+    for (name, content, expected) in cases {
+        let file = dir.join(name);
+        if let Some(c) = content {
+            std::fs::write(&file, c).unwrap();
+        }
+        let table =
+            format!("response_size = {{ kind = \"empirical\", file = {:?} }}\n", file.to_str().unwrap());
+        let e = web_error(&table, "web_users[0].response_size.file", expected);
+        assert!(e.message.contains(name), "{e}");
+    }
+}
+
+#[test]
 fn bad_web_users_fields_are_located() {
     web_error("parallel = 0\n", "web_users[0].parallel", "at least 1 connection");
+    web_error("persistent = 1.5\n", "web_users[0].persistent", "a probability in [0, 1]");
     web_error(
         "think_time = { kind = \"pareto\", scale = 1, shape = -1.5 }\n",
         "web_users[0].think_time.shape",

@@ -139,14 +139,7 @@ impl DelayBox {
             DelayDist::PackmimeRtt { .. } => {
                 time::secs(self.rtt.as_mut().expect("RTT model").next_delay(&mut self.rng))
             }
-            DelayDist::Empirical(knots) => {
-                let u: f64 = self.rng.gen();
-                let i = knots.partition_point(|&(_, p)| p < u).min(knots.len() - 1);
-                let (v1, p1) = knots[i];
-                let (v0, p0) = if i == 0 { (0.0, 0.0) } else { knots[i - 1] };
-                let v = if p1 > p0 { v0 + (v1 - v0) * (u - p0) / (p1 - p0) } else { v1 };
-                v.round() as Time
-            }
+            DelayDist::Empirical(cdf) => cdf.quantile(self.rng.gen()).round() as Time,
         }
     }
 
@@ -542,20 +535,26 @@ impl Simulation<'_> {
         self.open_tcp(f);
     }
 
-    /// Web user `u` requests the next object of its page on a connection of its own (HTTP/1.0: one
-    /// request/response pair, no server delay).
-    pub(super) fn open_web_object(&mut self, u: u32) {
+    /// Web user `u` opens a connection for the next `objects` objects of its page: one (HTTP/1.0) or
+    /// several requested in sequence (persistent); the server answers at once (no server delay).
+    pub(super) fn open_web_connection(&mut self, u: u32, objects: u32) {
         let user = &mut self.users[u as usize];
-        user.requesting();
+        user.requesting(objects);
         let g = user.generator as usize;
         let m = &self.model.web_users[g];
         let place = m.placements[(user.client * m.servers + user.server) as usize];
-        let (request, response, serial) = self.web[g].next_object();
-        let name = format!("{}/{serial}", m.stream);
+        let gen = &mut self.web[g];
+        let pairs: Vec<Pair> = (0..objects)
+            .map(|_| {
+                let (request, response) = gen.next_object();
+                Pair { request, response, gap: 0.0 }
+            })
+            .collect();
+        let name = format!("{}/{}", m.stream, gen.next_connection());
         let (class, tcp) = (m.class, m.tcp);
         let slot = self.next_slot();
         let ends = Ends { slot, class, route: place.route, reverse_route: place.reverse_route };
-        let app = Box::new(HttpConnection::new(vec![Pair { request, response, gap: 0.0 }], vec![0.0]));
+        let app = Box::new(HttpConnection::new(pairs, vec![0.0; objects as usize]));
         let state = self.tcp_state(tcp, ends, &name, app);
         let f = self.add_flow(place.client, place.server, place.route, class, None, state);
         debug_assert_eq!(f, slot);

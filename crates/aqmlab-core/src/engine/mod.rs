@@ -214,6 +214,8 @@ pub struct Simulation<'s> {
     /// `[[web_users]]` generators and all their users.
     web: Vec<web::WebGenerator>,
     users: Vec<crate::traffic::web_users::User>,
+    /// The web users' phases over time (with `measure.user_series`).
+    user_series: crate::metrics::UserSeries,
     connections_opened: u64,
     measuring: bool,
     stop_requested: bool,
@@ -343,6 +345,7 @@ impl<'s> Simulation<'s> {
             generators,
             web: Vec::new(),
             users: Vec::new(),
+            user_series: Default::default(),
             connections_opened: 0,
             measuring: false,
             stop_requested: false,
@@ -495,7 +498,7 @@ impl<'s> Simulation<'s> {
             q.length.restart(self.now);
         }
         self.snapshot_flows_at_warmup();
-        if !self.model.sample_links.is_empty() || self.model.flow_series {
+        if !self.model.sample_links.is_empty() || self.model.flow_series || self.model.user_series {
             self.sample();
         }
     }
@@ -518,6 +521,9 @@ impl<'s> Simulation<'s> {
         }
         if self.model.flow_series {
             self.sample_flows();
+        }
+        if self.model.user_series {
+            self.sample_users();
         }
         let next = self.now + self.model.sample_interval;
         if next <= self.model.duration {

@@ -239,6 +239,8 @@ impl Simulation<'_> {
             queue_samples: self.samples,
             cwnd_trace: self.cwnd_trace,
             flow_series,
+            user_series_names: m.web_users.iter().map(|w| w.name.clone()).collect(),
+            user_series: self.user_series,
             classes,
             generators,
             responses,

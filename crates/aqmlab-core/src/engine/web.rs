@@ -18,18 +18,26 @@ pub(super) struct WebGenerator {
     rng: Rng,
     response: SizeModel,
     request: SizeModel,
-    /// Connections (objects) requested during the whole run, and closed.
+    /// Connections opened during the whole run, and closed; objects requested.
     pub started: u64,
     pub finished: u64,
+    objects: u64,
+    /// Users fetching a page now, and users past `stop` (the others are thinking).
+    waiting: u32,
+    stopped: u32,
 }
 
 impl WebGenerator {
-    /// The object's request and response sizes, and the serial of its connection in the generator.
-    pub fn next_object(&mut self) -> (u64, u64, u64) {
-        let request = self.request.next(&mut self.rng);
-        let response = self.response.next(&mut self.rng);
+    /// The serial of a new connection in the generator.
+    pub fn next_connection(&mut self) -> u64 {
         self.started += 1;
-        (request, response, self.started - 1)
+        self.started - 1
+    }
+
+    /// An object's request and response sizes.
+    pub fn next_object(&mut self) -> (u64, u64) {
+        self.objects += 1;
+        (self.request.next(&mut self.rng), self.response.next(&mut self.rng))
     }
 }
 
@@ -57,7 +65,16 @@ impl Simulation<'_> {
                     self.events.schedule(first, Event::WebUser(u));
                 }
             }
-            self.web.push(WebGenerator { rng, response, request, started: 0, finished: 0 });
+            self.web.push(WebGenerator {
+                rng,
+                response,
+                request,
+                started: 0,
+                finished: 0,
+                objects: 0,
+                waiting: 0,
+                stopped: 0,
+            });
         }
     }
 
@@ -74,6 +91,7 @@ impl Simulation<'_> {
             Phase::Thinking(until) if now < until => return,
             Phase::Thinking(_) if now >= m.stop => {
                 user.phase = Phase::Stopped;
+                gen.stopped += 1;
                 return;
             }
             Phase::Thinking(_) => {
@@ -83,8 +101,11 @@ impl Simulation<'_> {
                 }
                 user.pages_left_on_server -= 1;
                 let objects = web_users::count(&m.objects, &mut gen.rng);
+                // No draw without a mix, so that HTTP/1.0 runs keep their random streams.
+                let persistent = m.persistent > 0.0 && gen.rng.gen::<f64>() < m.persistent;
                 let server = user.server;
-                user.begin_page(now, objects, server);
+                user.begin_page(now, objects, server, persistent);
+                gen.waiting += 1;
             }
             Phase::Page if user.page_complete() => {
                 let record = PairRecord {
@@ -98,6 +119,7 @@ impl Simulation<'_> {
                 };
                 let until = now.saturating_add(time::secs(m.think.sample(&mut gen.rng)));
                 user.phase = Phase::Thinking(until);
+                gen.waiting -= 1;
                 if until < self.model.duration {
                     self.events.schedule(until, Event::WebUser(u));
                 }
@@ -106,8 +128,8 @@ impl Simulation<'_> {
             }
             Phase::Page => {}
         }
-        for _ in 0..user.to_request(m.parallel) {
-            self.open_web_object(u);
+        for objects in user.connections_to_open(m.parallel) {
+            self.open_web_connection(u, objects);
         }
     }
 
@@ -141,8 +163,20 @@ impl Simulation<'_> {
         }
     }
 
-    /// One row per `[[web_users]]` generator, after the `[[http]]` ones: connections (one per object)
-    /// and the objects requested as `pairs_planned`.
+    /// A `user_series` row per generator: its users fetching a page and thinking now.
+    pub(super) fn sample_users(&mut self) {
+        let t = time::to_secs(self.now);
+        let s = &mut self.user_series;
+        for (g, (gen, m)) in self.web.iter().zip(&self.model.web_users).enumerate() {
+            s.generator.push(g as u32);
+            s.t.push(t);
+            s.waiting.push(gen.waiting);
+            s.thinking.push(m.users - gen.waiting - gen.stopped);
+        }
+    }
+
+    /// One row per `[[web_users]]` generator, after the `[[http]]` ones: connections, and the objects
+    /// requested as `pairs_planned`.
     pub(super) fn web_generator_rows(&self) -> Vec<GeneratorRow> {
         self.web
             .iter()
@@ -153,7 +187,7 @@ impl Simulation<'_> {
                 connections_started: g.started,
                 connections_finished: g.finished,
                 connections_open: g.started - g.finished,
-                pairs_planned: g.started,
+                pairs_planned: g.objects,
             })
             .collect()
     }

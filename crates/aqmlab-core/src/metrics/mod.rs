@@ -242,6 +242,17 @@ pub struct QueueSamples {
     pub sojourn_s: Vec<f64>,
 }
 
+/// Per `[[web_users]]` generator and sample (with `measure.user_series`), column-wise: its users fetching
+/// a page and thinking (before their first page too); users past the generator's `stop` are in neither.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UserSeries {
+    /// Index into `RunResult::user_series_names`.
+    pub generator: Vec<u32>,
+    pub t: Vec<f64>,
+    pub waiting: Vec<u32>,
+    pub thinking: Vec<u32>,
+}
+
 /// Bytes delivered to each flow's receiver per sample interval (with `measure.flow_series`),
 /// column-wise: a row at the end of each interval after the warm-up, and one at the end of the run for
 /// a last, shorter interval.
@@ -384,6 +395,9 @@ pub struct RunResult {
     pub queue_samples: QueueSamples,
     pub cwnd_trace: CwndTrace,
     pub flow_series: FlowSeries,
+    /// Names of the `[[web_users]]` generators referenced by `user_series.generator`.
+    pub user_series_names: Vec<String>,
+    pub user_series: UserSeries,
     pub classes: Vec<ClassRow>,
     pub generators: Vec<GeneratorRow>,
     pub responses: Vec<response::ResponseRow>,

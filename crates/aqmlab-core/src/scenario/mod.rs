@@ -80,6 +80,8 @@ pub struct Measure {
     pub pair_records: bool,
     /// Record the bytes delivered to every flow per `sample_interval` (written to Parquet in batches).
     pub flow_series: bool,
+    /// Record, per `[[web_users]]` generator, the users fetching a page and thinking per `sample_interval`.
+    pub user_series: bool,
     /// Link directions (`"A->B"`) whose departures are written to `pcap/<link>.pcap` (headers only).
     pub pcap: Vec<String>,
 }
@@ -93,6 +95,7 @@ impl Default for Measure {
             trace_cwnd: Vec::new(),
             pair_records: false,
             flow_series: false,
+            user_series: false,
             pcap: Vec::new(),
         }
     }
@@ -236,7 +239,8 @@ pub struct HttpSpec {
 }
 
 /// Closed-loop web users (docs/traffic.md#closed-loop-web-users): `users` users on the client nodes,
-/// each looping page → think → page over one TCP connection per object (HTTP/1.0).
+/// each looping page → think → page over one TCP connection per object (HTTP/1.0) or, for a share of
+/// the pages, over persistent connections (HTTP/1.1).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebUsersSpec {
@@ -250,6 +254,8 @@ pub struct WebUsersSpec {
     pub users: u32,
     /// Connections open at once for a page's embedded objects (default 4).
     pub parallel: Option<u32>,
+    /// Probability that a page's objects go over up to `parallel` persistent connections (default 0).
+    pub persistent: Option<f64>,
     /// Seconds between the end of a page and the next request (default SURGE's Pareto, k 1 s, α 1.5).
     pub think_time: Option<DistSpec>,
     /// Objects on a page, the top-level one included, rounded down (default SURGE's Pareto, k 1, α 2.43).
@@ -306,6 +312,10 @@ pub enum DistSpec {
     /// PackMime-HTTP's response sizes (at connection rate `rate`) or request sizes (i.i.d.).
     Packmime {
         rate: Option<f64>,
+    },
+    /// A CSV file of `value,cumulative_probability` lines, relative to the scenario file.
+    Empirical {
+        file: String,
     },
 }
 

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod bulk;
+pub mod empirical;
 pub mod files;
 pub mod http;
 pub mod packmime;

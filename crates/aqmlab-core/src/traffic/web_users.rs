@@ -2,20 +2,24 @@
 //!
 //! Each emulated user loops: it requests a page — one top-level object, then the page's embedded
 //! objects, up to `parallel` at a time — waits until the whole page has arrived, thinks, and requests the
-//! next page. Every object travels on a TCP connection of its own (HTTP/1.0). Because a user asks for
-//! nothing while its page is in flight, the offered load falls when the network is congested (closed
-//! loop), unlike PackMime-HTTP's connection arrivals (open loop).
+//! next page. A page's objects travel on TCP connections of their own (HTTP/1.0) or, for a `persistent`
+//! share of the pages, on up to `parallel` persistent connections that each carry several objects in
+//! sequence (HTTP/1.1). Because a user asks for nothing while its page is in flight, the offered load
+//! falls when the network is congested (closed loop), unlike PackMime-HTTP's connection arrivals (open
+//! loop).
 //!
 //! The defaults are SURGE's (Barford and Crovella, "Generating Representative Web Workloads for Network
 //! and Server Performance Evaluation", ACM SIGMETRICS 1998, Table 1): think times ("inactive OFF") Pareto
 //! with k = 1 s, α = 1.5; objects per page ("embedded references") Pareto with k = 1, α = 2.43, rounded
 //! down; response sizes a lognormal body (μ = 9.357, σ = 1.318) with a Pareto tail (k = 133 KB, α = 1.1).
 //! Request sizes follow PackMime's request-size marginal (SURGE has none); four parallel connections is
-//! Netscape Navigator's default.
+//! Netscape Navigator's default. No page goes over persistent connections unless asked (SURGE's model is
+//! HTTP/1.0). Any distribution may instead come from a CDF file (`traffic/empirical.rs`).
 //!
 //! This module holds the samplers and one user's state machine; the engine (`engine/web.rs`) turns them
 //! into connections and events. Times are `f64` seconds here, sizes bytes.
 
+use super::empirical::EmpiricalCdf;
 use super::packmime::special::norm_cdf;
 use super::packmime::{RequestSizes, ResponseSizes};
 use crate::sim::{Rng, Time};
@@ -35,6 +39,8 @@ pub const SURGE_OBJECTS_SCALE: f64 = 1.0;
 pub const SURGE_OBJECTS_SHAPE: f64 = 2.43;
 /// Parallel connections for a page's embedded objects.
 pub const DEFAULT_PARALLEL: u32 = 4;
+/// Share of pages fetched over persistent connections: SURGE's model is HTTP/1.0 (docs/traffic.md).
+pub const DEFAULT_PERSISTENT: f64 = 0.0;
 
 /// A distribution of a positive quantity (seconds, bytes or a count).
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +72,8 @@ pub enum Dist {
         cutoff: f64,
         shape: f64,
     },
+    /// Read from a CDF file, sampled by inverse CDF.
+    Empirical(EmpiricalCdf),
 }
 
 impl Dist {
@@ -85,6 +93,7 @@ impl Dist {
         let unit = |rng: &mut Rng| 1.0 - rng.gen::<f64>();
         match *self {
             Dist::Constant(v) => v,
+            Dist::Empirical(ref cdf) => cdf.quantile(rng.gen()),
             Dist::Exponential { mean } => {
                 let e: f64 = Exp1.sample(rng);
                 mean * e
@@ -117,6 +126,7 @@ impl Dist {
     pub fn mean(&self) -> Option<f64> {
         match *self {
             Dist::Constant(v) => Some(v),
+            Dist::Empirical(ref cdf) => Some(cdf.mean()),
             Dist::Exponential { mean } => Some(mean),
             Dist::Pareto { scale, shape } => (shape > 1.0).then(|| shape * scale / (shape - 1.0)),
             Dist::Lognormal { mu, sigma } => Some((mu + sigma * sigma / 2.0).exp()),
@@ -200,6 +210,8 @@ pub struct User {
     pub phase: Phase,
     /// Pages this user has started.
     pub pages: u32,
+    /// The current page's objects go over persistent connections.
+    pub persistent: bool,
     pub page_start: Time,
     /// Objects on the current page (top-level one included), requested so far, completed so far, and
     /// requested but not completed.
@@ -221,6 +233,7 @@ impl User {
             pages_left_on_server: 0,
             phase: Phase::Thinking(first_page_at),
             pages: 0,
+            persistent: false,
             page_start: 0,
             objects: 0,
             requested: 0,
@@ -232,9 +245,10 @@ impl User {
     }
 
     /// Starts a page of `objects` objects from `server`.
-    pub fn begin_page(&mut self, now: Time, objects: u32, server: u32) {
+    pub fn begin_page(&mut self, now: Time, objects: u32, server: u32, persistent: bool) {
         self.phase = Phase::Page;
         self.server = server;
+        self.persistent = persistent;
         self.pages += 1;
         self.page_start = now;
         self.objects = objects.max(1);
@@ -245,19 +259,32 @@ impl User {
         self.response_bytes = 0;
     }
 
-    /// How many objects to request now with at most `parallel` in flight: the top-level object alone,
-    /// then (once it has arrived and the browser knows what the page embeds) the embedded ones.
-    pub fn to_request(&self, parallel: u32) -> u32 {
-        if self.phase != Phase::Page {
-            return 0;
-        }
-        let known = if self.completed == 0 { 1 } else { self.objects };
-        (known - self.requested).min(parallel.saturating_sub(self.active))
+    /// The connections to open now with at most `parallel` per page, each as the number of objects it
+    /// carries. The top-level object goes alone; once it has arrived (and the browser knows what the page
+    /// embeds) come the embedded ones. HTTP/1.0: one connection per object, a new one as soon as one in
+    /// flight has arrived. Persistent: embedded object i goes on connection i mod `parallel`, and
+    /// connection 0 is the top-level object's, kept open.
+    pub fn connections_to_open(&self, parallel: u32) -> impl Iterator<Item = u32> {
+        let embedded = self.objects.saturating_sub(1);
+        let spread = parallel.min(embedded).max(1);
+        let dealt = move |c: u32| (embedded + spread - 1 - c) / spread;
+        let persistent = self.persistent;
+        let range = match self.phase {
+            Phase::Page if !persistent => {
+                let known = if self.completed == 0 { 1 } else { self.objects };
+                0..(known - self.requested).min(parallel.saturating_sub(self.active))
+            }
+            Phase::Page if self.requested == 0 => 0..1,
+            Phase::Page if self.completed > 0 && self.requested < self.objects => 1..spread,
+            _ => 0..0,
+        };
+        range.map(move |c| if persistent { (c == 0) as u32 + dealt(c) } else { 1 })
     }
 
-    pub fn requesting(&mut self) {
-        self.requested += 1;
-        self.active += 1;
+    /// A connection carrying `objects` objects opens.
+    pub fn requesting(&mut self, objects: u32) {
+        self.requested += objects;
+        self.active += objects;
     }
 
     /// An object's response has arrived completely.
@@ -271,5 +298,45 @@ impl User {
     /// Every object of the current page has arrived.
     pub fn page_complete(&self) -> bool {
         self.phase == Phase::Page && self.completed == self.objects
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::User;
+
+    /// The objects on each connection the user opens now, as it would open them.
+    fn open(user: &mut User, parallel: u32) -> Vec<u32> {
+        let conns: Vec<u32> = user.connections_to_open(parallel).collect();
+        for &objects in &conns {
+            user.requesting(objects);
+        }
+        conns
+    }
+
+    #[test]
+    fn connections_carry_one_object_or_a_share_of_the_page() {
+        // HTTP/1.0, 6 objects, 4 at a time: the top-level one, then 4, then one more as one arrives.
+        let mut u = User::new(0, 0, 0, 0);
+        u.begin_page(0, 6, 0, false);
+        assert_eq!(open(&mut u, 4), [1]);
+        u.object_done(1, 1);
+        assert_eq!(open(&mut u, 4), [1, 1, 1, 1]);
+        u.object_done(1, 1);
+        assert_eq!(open(&mut u, 4), [1]);
+        // Persistent, 6 objects, 2 connections: the top-level one with embedded 0, 2, 4; then 1 and 3.
+        u.begin_page(0, 6, 0, true);
+        assert_eq!(open(&mut u, 2), [4]);
+        assert!(open(&mut u, 2).is_empty(), "the others wait for the top-level object");
+        u.object_done(1, 1);
+        assert_eq!(open(&mut u, 2), [2]);
+        assert!(open(&mut u, 2).is_empty());
+        // Fewer embedded objects than connections: one each; a lone object: one connection.
+        u.begin_page(0, 3, 0, true);
+        assert_eq!(open(&mut u, 4), [2]);
+        u.object_done(1, 1);
+        assert_eq!(open(&mut u, 4), [1]);
+        u.begin_page(0, 1, 0, true);
+        assert_eq!(open(&mut u, 4), [1]);
     }
 }

@@ -2,6 +2,7 @@
 
 use super::{Builder, DelayBoxModel, DelayDist};
 use crate::scenario::{DelaySpec, RttSideSpec, ScenarioError};
+use crate::traffic::empirical::EmpiricalCdf;
 
 impl Builder<'_> {
     pub(super) fn delayboxes(&mut self) -> Result<Vec<DelayBoxModel>, ScenarioError> {
@@ -68,8 +69,10 @@ impl Builder<'_> {
                     }
                     DelayDist::PackmimeRtt { client: *side == RttSideSpec::Client, rate: *rate }
                 }
+                // Delays in ns.
                 DelaySpec::Empirical { file } => DelayDist::Empirical(
-                    read_cdf(file, self.cx.file).map_err(|m| self.cx.err(format!("{path}.delay.file"), m))?,
+                    EmpiricalCdf::read(file, self.cx.file, "delay_ms", 1e6)
+                        .map_err(|m| self.cx.err(format!("{path}.delay.file"), m))?,
                 ),
             };
             let per_direction = spec.per_direction;
@@ -77,37 +80,6 @@ impl Builder<'_> {
         }
         Ok(delayboxes)
     }
-}
-
-/// Reads an empirical CDF: lines `delay_ms,cumulative_probability`, probabilities increasing to 1.
-/// `relative_to` is the scenario file, whose folder relative paths start from.
-fn read_cdf(file: &str, relative_to: &str) -> Result<Vec<(f64, f64)>, String> {
-    let path = std::path::Path::new(relative_to).parent().unwrap_or(std::path::Path::new(".")).join(file);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("a readable CDF file; {}: {e}", path.display()))?;
-    let mut knots: Vec<(f64, f64)> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let bad = || format!("lines `delay_ms,probability`; {}:{} is {line:?}", path.display(), i + 1);
-        let (v, p) = line.split_once(',').ok_or_else(bad)?;
-        let (v, p): (f64, f64) = (v.trim().parse().map_err(|_| bad())?, p.trim().parse().map_err(|_| bad())?);
-        let v = v * 1e6; // ms -> ns
-        if !(0.0..=1.0).contains(&p) || v < 0.0 || knots.last().is_some_and(|&(lv, lp)| v < lv || p < lp) {
-            return Err(format!(
-                "non-decreasing delays and probabilities in [0, 1]; {}:{}",
-                path.display(),
-                i + 1
-            ));
-        }
-        knots.push((v, p));
-    }
-    if knots.last().map(|k| k.1) != Some(1.0) {
-        return Err(format!("a CDF ending at probability 1 ({})", path.display()));
-    }
-    Ok(knots)
 }
 
 #[cfg(test)]

@@ -148,6 +148,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         stop_after,
         pair_records: s.measure.pair_records,
         flow_series: s.measure.flow_series,
+        user_series: s.measure.user_series,
         warnings: b.warnings,
     })
 }

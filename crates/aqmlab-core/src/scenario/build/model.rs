@@ -8,6 +8,7 @@ use crate::scenario::DelayDirection;
 use crate::sim::Time;
 use crate::tcp::TcpConfig;
 use crate::traffic::app::AppModel;
+use crate::traffic::empirical::EmpiricalCdf;
 use crate::traffic::udp::UdpModel;
 use crate::traffic::web_users::Dist;
 use std::sync::Arc;
@@ -85,6 +86,8 @@ pub struct WebUsersModel {
     pub placements: Vec<Placement>,
     pub users: u32,
     pub parallel: u32,
+    /// Probability that a page's objects go over persistent connections.
+    pub persistent: f64,
     pub think: Dist,
     pub objects: Dist,
     pub pages_per_server: Dist,
@@ -102,8 +105,8 @@ pub enum DelayDist {
         client: bool,
         rate: f64,
     },
-    /// (delay in ns, cumulative probability) knots, increasing.
-    Empirical(Vec<(f64, f64)>),
+    /// Delays in ns.
+    Empirical(EmpiricalCdf),
 }
 
 #[derive(Clone, Debug)]
@@ -161,6 +164,8 @@ pub struct Model {
     pub pair_records: bool,
     /// Sample every flow's delivered bytes at `sample_interval` (`measure.flow_series`).
     pub flow_series: bool,
+    /// Sample the web users' phases at `sample_interval` (`measure.user_series`).
+    pub user_series: bool,
     /// Settings that are legal but probably not meant (a flow starting after the end), located like
     /// errors; reported by `validate` and kept in the run's summary.
     pub warnings: Vec<ScenarioError>,

@@ -3,6 +3,7 @@
 
 use super::{Builder, Ctx, SizeSpec, WebUsersModel};
 use crate::scenario::{DistSpec, ScenarioError};
+use crate::traffic::empirical::EmpiricalCdf;
 use crate::traffic::web_users::{self, Dist};
 
 impl Builder<'_> {
@@ -18,6 +19,13 @@ impl Builder<'_> {
             if parallel == 0 {
                 return Err(self.cx.err(format!("{path}.parallel"), "at least 1 connection"));
             }
+            let persistent = spec.persistent.unwrap_or(web_users::DEFAULT_PERSISTENT);
+            if !(0.0..=1.0).contains(&persistent) {
+                return Err(self.cx.err(
+                    format!("{path}.persistent"),
+                    format!("a probability in [0, 1], found {persistent}"),
+                ));
+            }
             let (clients, servers) = (spec.clients.names(), spec.servers.names());
             if clients.is_empty() {
                 return Err(self.cx.err(format!("{path}.clients"), "at least one client node"));
@@ -30,8 +38,8 @@ impl Builder<'_> {
                 None => Ok(default),
                 Some(DistSpec::Surge {} | DistSpec::Packmime { .. }) => Err(self.cx.err(
                     format!("{path}.{field}.kind"),
-                    "constant, exponential, pareto, lognormal, weibull or lognormal_pareto (`surge` and \
-                     `packmime` are size models)",
+                    "constant, exponential, pareto, lognormal, weibull, lognormal_pareto or empirical \
+                     (`surge` and `packmime` are size models)",
                 )),
                 Some(d) => match web_dist(d, &format!("{path}.{field}"), &self.cx)? {
                     SizeSpec::Dist(d) => Ok(d),
@@ -100,6 +108,7 @@ impl Builder<'_> {
                 placements,
                 users: spec.users,
                 parallel,
+                persistent,
                 think,
                 objects,
                 pages_per_server,
@@ -163,6 +172,9 @@ fn web_dist(d: &DistSpec, path: &str, cx: &Ctx) -> Result<SizeSpec, ScenarioErro
             Dist::LognormalPareto { mu, sigma, cutoff, shape }
         }
         DistSpec::Surge {} => Dist::surge_sizes(),
+        DistSpec::Empirical { ref file } => Dist::Empirical(
+            EmpiricalCdf::read(file, cx.file, "value", 1.0).map_err(|m| cx.err(format!("{path}.file"), m))?,
+        ),
         DistSpec::Packmime { rate } => {
             return Ok(SizeSpec::Packmime(match rate {
                 Some(r) => positive("rate", r)?,
