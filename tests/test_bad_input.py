@@ -161,3 +161,20 @@ def test_calibration_widens_directional_queues_without_queue():
     assert f"links.0.queue_ab={WIDE_QUEUE}" in out and f"links.0.queue_ba={WIDE_QUEUE}" in out
     assert not any(o.startswith("links.0.queue=") for o in out)
     assert f"links.1.queue={WIDE_QUEUE}" in out
+
+
+def test_calibration_widens_a_parking_lot():
+    lot = {
+        "routers": 3,
+        "queues": {"R1->R2": {"kind": "pi"}},
+        "hosts": [{"name": "h", "count": 2, "router": "R0"}],
+    }
+    lot["hosts"].append({"names": ["fast"], "router": "R2"})
+    out = _widen({"parking_lot": lot}, {"R0->R1": 1e6, "h0->R0": 1e6, "fast->R2": 1e10}, 1e9)
+    assert out == [
+        "parking_lot.rate=1000000000",
+        f"parking_lot.queue={WIDE_QUEUE}",
+        "parking_lot.queues={}",
+        "parking_lot.hosts.0.rate=1000000000",
+        f"parking_lot.hosts.0.queue={WIDE_QUEUE}",
+    ]

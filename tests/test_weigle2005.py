@@ -5,13 +5,19 @@ from __future__ import annotations
 import pytest
 
 from aqmlab import api
-from aqmlab.studies.weigle2005_topology import AQM_QUEUES, DROPTAIL, scenario
+from aqmlab.studies.weigle2005_topology import AQM_QUEUES, DROPTAIL, ROUTERS, scenario
 
 
 def _attached(sc: dict, host: str) -> str:
     """The router a host hangs off."""
-    (link,) = [x for x in sc["links"] if x["a"] == host]
-    return link["b"]
+    (group,) = [g for g in sc["parking_lot"]["hosts"] if host in g["names"]]
+    return group["router"]
+
+
+def _hop_queue(sc: dict, a: str, b: str) -> dict:
+    """The queue of the hop direction a->b."""
+    lot = sc["parking_lot"]
+    return lot.get("queues", {}).get(f"{a}->{b}", lot["queue"])
 
 
 def test_cross_both_puts_a_second_cloud_the_other_way_on_each_congested_link():
@@ -52,18 +58,22 @@ def test_http_connections_behave_as_ns2_fulltcp_and_long_lived_ones_as_one_way_a
 
 def test_aqm_on_all_routers_only_in_rows_without_drop_tail():
     def queues(sc):
-        return {(x["a"], x["b"]): x["queue_ab"] for x in sc["links"] if x["a"].startswith("R")}
+        """The queue kind of each hop direction, as the engine builds them."""
+        links = api.validate(sc)["links"]
+        return {x["link"]: x["queue"] for x in links if set(x["link"].split("->")) <= set(ROUTERS)}
 
     everywhere = queues(scenario(("AQM", "AQM"), "REM", aqm_routers="all"))
-    assert len(everywhere) == 7 and all(q == AQM_QUEUES["REM"] for q in everywhere.values())
+    assert len(everywhere) == 14 and set(everywhere.values()) == {"rem"}
     mixed = queues(scenario(("AQM", "DT"), "REM", aqm_routers="all"))
-    assert mixed[("R1", "R2")] == AQM_QUEUES["REM"]
-    assert all(q == DROPTAIL for k, q in mixed.items() if k != ("R1", "R2"))
+    assert {k for k, q in mixed.items() if q == "rem"} == {"R1->R2", "R2->R1"}
+    assert all(q == "droptail" for k, q in mixed.items() if k not in ("R1->R2", "R2->R1"))
+    sc = scenario(("AQM", "DT"), "REM")
+    assert _hop_queue(sc, "R2", "R1") == AQM_QUEUES["REM"] and _hop_queue(sc, "R3", "R4") == DROPTAIL
 
 
 def test_sensitivity_knobs_reach_the_aqm():
     sc = scenario(("AQM",), "ARED", mean_pktsize=615, ared_gentle=False)
-    (q,) = [x["queue_ab"] for x in sc["links"] if (x["a"], x["b"]) == ("R1", "R2")]
+    q = _hop_queue(sc, "R1", "R2")
     assert q["mean_pktsize"] == 615 and q["gentle"] is False and q["adaptive"] is True
     assert "mean_pktsize" not in AQM_QUEUES["ARED"]  # the shared table is not modified
 

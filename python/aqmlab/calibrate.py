@@ -341,6 +341,17 @@ def _widen(doc: dict, rates_by_link: dict[str, float], widen_bps: float) -> list
             out.append(f"dumbbell.reverse_queue={WIDE_QUEUE}")
         if rates_by_link.get(f"{d.get('left', 'S')}0->{r0}", math.inf) < widen_bps:
             out += [f"dumbbell.access_rate={rate}", f"dumbbell.access_queue={WIDE_QUEUE}"]
+    lot = doc.get("parking_lot")
+    if lot is not None:
+        routers = lot["routers"]
+        r0, r1 = ["R0", "R1"] if isinstance(routers, int) else routers[:2]
+        if rates_by_link.get(f"{r0}->{r1}", math.inf) < widen_bps:
+            # Every hop has the lot's rate; the hop directions' own queues give way to the wide one.
+            out += [f"parking_lot.rate={rate}", f"parking_lot.queue={WIDE_QUEUE}", "parking_lot.queues={}"]
+        for i, group in enumerate(lot.get("hosts", [])):
+            host = (group.get("names") or [f"{group.get('name', '')}0"])[0]
+            if rates_by_link.get(f"{host}->{group['router']}", math.inf) < widen_bps:
+                out += [f"parking_lot.hosts.{i}.rate={rate}", f"parking_lot.hosts.{i}.queue={WIDE_QUEUE}"]
     return out
 
 

@@ -13,6 +13,7 @@ use crate::engine::RECORD_BATCH;
 use crate::net::routing::ROUTE_END;
 use crate::scenario::build::{Model, Traffic};
 use crate::scenario::{locate, Scenario, ScenarioError};
+use crate::topology;
 use serde::Serialize;
 
 /// Bytes per queue sample at the peak of a run through the Python front end: the engine's columns
@@ -146,14 +147,20 @@ impl Estimate {
     /// directions and queue samples. With `streamed`, the queue samples and the window trace go to a
     /// record sink in batches (as the Python front end runs), so only a batch of each is in memory.
     pub fn of_scenario(s: &Scenario, streamed: bool) -> Estimate {
-        let pairs = s.dumbbell.as_ref().map_or(0, |d| d.pairs as u64);
+        let builders = topology::builders(s);
         let mut biggest_group: Option<(u64, String)> = None;
         let mut flows = 0u64;
         for (g, group) in s.flows.iter().enumerate() {
             let group = group.common();
             let (n, field) = match (group.count, &group.between) {
                 (Some(c), _) => (c as u64, format!("flows[{g}].count")),
-                (None, Some(_)) => (pairs, "dumbbell.pairs".to_string()),
+                (None, Some(between)) => {
+                    let key = between.split(':').next().unwrap_or_default();
+                    match topology::between(s, between).and_then(|(b, spec)| b.pair_count(spec)) {
+                        Ok((n, field)) => (n, format!("{key}.{field}")),
+                        Err(_) => (0, format!("flows[{g}].between")), // the model says what is wrong
+                    }
+                }
                 (None, None) => (1, format!("flows[{g}]")),
             };
             flows = flows.saturating_add(n);
@@ -161,8 +168,9 @@ impl Estimate {
                 biggest_group = Some((n, field));
             }
         }
-        let link_directions =
-            (2 * s.links.len() as u64).saturating_add(pairs.saturating_mul(4) + 2 * (pairs > 0) as u64);
+        let links =
+            builders.iter().map(|(_, b)| b.link_count()).fold(s.links.len() as u64, u64::saturating_add);
+        let link_directions = links.saturating_mul(2);
         let sampled_links = if s.measure.sample_links.iter().any(|n| n == "all") {
             link_directions
         } else {
@@ -207,17 +215,19 @@ impl Estimate {
                 flows,
                 FLOW_BYTES,
                 field,
-                "use fewer flows (the `count` of a flow group, or `dumbbell.pairs` for groups `between` the \
-                 dumbbell)",
+                "use fewer flows (the `count` of a flow group, or the hosts of the builder a group is \
+                 `between`: `dumbbell.pairs`, a `parking_lot.hosts` group)",
             ));
         }
-        let links_field = if pairs > 0 { "dumbbell.pairs" } else { "links" };
+        // The largest builder's size, if any: hosts outnumber the links written out.
+        let biggest_builder = builders.iter().max_by_key(|(_, b)| b.link_count());
+        let links_field = biggest_builder.map_or("links".into(), |(k, b)| format!("{k}.{}", b.size_field()));
         e.parts.push(part(
             "link directions",
             link_directions,
             LINK_BYTES,
-            links_field.into(),
-            "use fewer links (`dumbbell.pairs` or the [[links]] list)",
+            links_field,
+            "use fewer links (the [[links]] list, `dumbbell.pairs` or the `parking_lot` hosts)",
         ));
         if e.queue_samples > 0 {
             e.parts.push(streamed_part(
@@ -330,16 +340,21 @@ impl Estimate {
             network
         };
         e.packets_in_flight = packets;
-        let link_spec = biggest.1 / 2;
-        let queue_field = match &s.dumbbell {
-            Some(_) if link_spec >= s.links.len() => {
-                if link_spec - s.links.len() < 2 * s.dumbbell.as_ref().map_or(0, |d| d.pairs as usize) {
-                    "dumbbell.access_queue".to_string()
-                } else {
-                    "dumbbell.queue".to_string()
-                }
+        let queue_field = match (biggest.1 / 2).checked_sub(s.links.len()) {
+            None => format!("links[{}].queue", biggest.1 / 2),
+            Some(built) => {
+                // The builders' links follow the [[links]], builder by builder.
+                let mut at = built as u64;
+                let builders = topology::builders(s);
+                let owner = builders.iter().find(|(_, b)| {
+                    let inside = at < b.link_count();
+                    if !inside {
+                        at -= b.link_count();
+                    }
+                    inside
+                });
+                owner.map_or_else(String::new, |(key, b)| format!("{key}.{}", b.queue_field(at)))
             }
-            _ => format!("links[{link_spec}].queue"),
         };
         e.parts.push(part(
             "packets in flight",
@@ -636,6 +651,25 @@ between = "dumbbell"
         assert!(err.message.contains("20,100,402 queue samples"), "{err}");
         let machine = Limit { bytes: 1_000_000_000, given: false, disk_free: None };
         assert!(e.check(machine, DUMBBELL, "t.toml").unwrap_err().message.contains("half of this machine"));
+    }
+
+    /// A parking lot's hosts and the pairs of its groups are counted without building them, and named.
+    #[test]
+    fn a_parking_lot_is_counted_and_named_without_being_built() {
+        let lot = "duration = \"60s\"\n[parking_lot]\nrouters = 3\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+                   [[parking_lot.hosts]]\nname = \"s\"\ncount = 4\nrouter = \"R0\"\nrate = 1e9\ndelay = 0\n\
+                   [[parking_lot.hosts]]\nname = \"d\"\ncount = 4\nrouter = \"R2\"\nrate = 1e9\ndelay = 0\n\
+                   [[flows]]\nkind = \"udp_cbr\"\nrate = 1000\nbetween = \"parking_lot:s->d\"\n";
+        let e = estimate(lot, &[]);
+        assert_eq!((e.flows, e.link_directions), (4, 2 * (2 + 8)));
+        // Access queues of 1000 packets outnumber the hops' 50: the buffers are the hosts'.
+        let packets = e.parts.iter().find(|p| p.what == "packets in flight").unwrap();
+        assert_eq!(packets.setting, "parking_lot.hosts[0].queue");
+        let huge = lot.replace("count = 4", "count = 1000000000");
+        let err =
+            crate::load_checked(&huge, "t.toml", &[], None, Limit::given(8_000_000_000), true).unwrap_err();
+        assert_eq!((err.path.as_str(), err.line), ("parking_lot.hosts", Some(6)), "{err}");
+        assert!(err.message.contains("4,000,000,004 link directions"), "{err}");
     }
 
     /// The dumbbell's queues sampled every nanosecond, loaded under `limit`: refused.

@@ -44,11 +44,6 @@ DROPTAIL = {"kind": "droptail", "limit": BUFFER}
 DEFAULT_RATE = 3.5e6 / 68e3
 
 
-def _link(a: str, b: str, rate: str, queue: dict, queue_ba: dict | None = None) -> dict:
-    link = {"a": a, "b": b, "rate": rate, "delay": "1ms", "queue_ab": queue, "queue_ba": queue_ba or queue}
-    return link
-
-
 def scenario(
     combo: tuple[str, ...],
     aqm: str | None,
@@ -88,26 +83,25 @@ def scenario(
         raise ValueError(f"combo must hold up to three of 'DT'/'AQM', found {combo}")
     if "AQM" in combo and aqm not in AQM_QUEUES:
         raise ValueError(f"aqm must be one of {sorted(AQM_QUEUES)}, found {aqm!r}")
-    links = []
-    queues = {pair: DROPTAIL for pair in zip(ROUTERS, ROUTERS[1:], strict=False)}
     aqm_queue = dict(AQM_QUEUES.get(aqm, {}))
     if mean_pktsize is not None:
         aqm_queue["mean_pktsize"] = mean_pktsize
     if aqm == "ARED" and not ared_gentle:
         aqm_queue["gentle"] = False
-    for (a, b), kind in zip(CONGESTED, combo, strict=False):
-        queues[(a, b)] = aqm_queue if kind == "AQM" else DROPTAIL
+    # The chain's hops are drop-tail but for the congested links' AQM queues, both directions.
+    lot: dict = {"routers": ROUTERS, "rate": router_rate, "delay": "1ms", "queue": DROPTAIL, "hosts": []}
     if aqm_routers == "all" and combo and "DT" not in combo:
-        queues = dict.fromkeys(queues, aqm_queue)
-    for (a, b), q in queues.items():
-        links.append(_link(a, b, router_rate, q))
+        lot["queue"] = aqm_queue
+    else:
+        aqm_hops = [hop for hop, kind in zip(CONGESTED, combo, strict=False) if kind == "AQM"]
+        lot["queues"] = {f"{a}->{b}": aqm_queue for hop in aqm_hops for a, b in (hop, hop[::-1])}
     boxes: dict[str, dict[str, list[str]]] = {r: {"client": [], "server": []} for r in ROUTERS}
 
     def hosts(prefix: str, router: str, rate: str, side: str) -> list[str]:
         names = [f"{prefix}a", f"{prefix}b"]
-        for h in names:
-            links.append(_link(h, router, rate, DROPTAIL))
-            boxes[router][side].append(h)
+        group = {"name": prefix, "names": names, "router": router, "rate": rate, "delay": "1ms"}
+        lot["hosts"].append({**group, "queue": DROPTAIL})
+        boxes[router][side].extend(names)
         return names
 
     flows = []
@@ -173,7 +167,7 @@ def scenario(
             "sample_links": [f"{a}->{b}" for a, b in CONGESTED[: len(combo)]],
         },
         "tcp": tcp,
-        "links": links,
+        "parking_lot": lot,
         "flows": flows,
         "http": http,
         "delaybox": delayboxes,

@@ -15,7 +15,7 @@ use std::ops::Range;
 use toml_edit::{ImDocument, Item, Table};
 
 /// Sections whose entries name the nodes and links every other section refers to.
-const NETWORK: &[&str] = &["nodes", "links", "dumbbell", "routes", "tcp"];
+const NETWORK: &[&str] = &["nodes", "links", "dumbbell", "parking_lot", "routes", "tcp"];
 /// Sections that number flows and classes.
 const TRAFFIC: &[&str] = &["flows", "http", "web_users"];
 /// Checks that refer to flow ids or classes of the traffic sections.

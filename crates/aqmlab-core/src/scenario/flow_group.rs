@@ -42,9 +42,11 @@ macro_rules! flow_group {
             /// Group name (default `group<k>`); also the default traffic class.
             #[serde(default)]
             pub name: String,
-            /// Number of flows (default 1, or one per pair with `between = "dumbbell"`).
+            /// Number of flows (default 1, or one per host pair with `between`).
             pub count: Option<u32>,
-            /// `"dumbbell"`: flow i runs from left host i to right host i (`reverse = true`: right to left).
+            /// A topology builder's host pairs (`crate::topology::between`): `"dumbbell"`, flow i from left
+            /// host i to right host i, or `"parking_lot:A->B"`, from host i of group A to host i of group B
+            /// (`reverse = true`: the other way).
             pub between: Option<String>,
             #[serde(default)]
             pub reverse: bool,

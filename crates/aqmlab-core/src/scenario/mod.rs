@@ -16,6 +16,7 @@ pub use flow_group::FlowGroup;
 
 use crate::aqm::QueueConfig;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use units::{Duration, Rate};
 
 #[derive(Clone, Debug, Deserialize)]
@@ -42,6 +43,8 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     /// A dumbbell builder: `pairs` hosts on each side of one bottleneck.
     pub dumbbell: Option<Dumbbell>,
+    /// A parking-lot builder: routers in a chain, with groups of hosts on them.
+    pub parking_lot: Option<ParkingLot>,
     /// Explicit routes; every other path is the shortest path in hops.
     #[serde(default)]
     pub routes: Vec<RouteSpec>,
@@ -148,6 +151,52 @@ pub struct Dumbbell {
     pub access_delay: Spread,
     /// Queue of the access links (default drop-tail 1000, which never drops at these rates).
     pub access_queue: Option<QueueConfig>,
+}
+
+/// A parking lot (a chain): routers in a line joined hop by hop, and groups of hosts on the routers.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLot {
+    /// The routers in chain order: a number N (`R0`..`R{N-1}`) or their names.
+    pub routers: Routers,
+    /// Rate and one-way delay of every hop.
+    pub rate: Rate,
+    pub delay: Duration,
+    /// Queue of every hop direction (default drop-tail 50, as a link's).
+    #[serde(default)]
+    pub queue: QueueConfig,
+    /// Queues of single hop directions, by name: `"R1->R2" = { kind = "pi" }`.
+    #[serde(default)]
+    pub queues: BTreeMap<String, QueueConfig>,
+    /// Host groups, each on one router.
+    #[serde(default)]
+    pub hosts: Vec<HostGroup>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged, expecting = "a number of routers (8: R0..R7) or a list of router names")]
+pub enum Routers {
+    Count(u32),
+    Names(Vec<String>),
+}
+
+/// `[[parking_lot.hosts]]`: hosts each linked to `router`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostGroup {
+    /// The group's name (`between = "parking_lot:A->B"`); with `count`, hosts are `{name}0..`.
+    #[serde(default)]
+    pub name: String,
+    /// Number of hosts, named after the group...
+    pub count: Option<u32>,
+    /// ...or their names.
+    pub names: Option<Vec<String>>,
+    pub router: String,
+    /// Rate, one-way delay and queue of each host's link.
+    pub rate: Rate,
+    pub delay: Duration,
+    /// Default drop-tail 1000, as the dumbbell's access links.
+    pub queue: Option<QueueConfig>,
 }
 
 fn default_left() -> String {

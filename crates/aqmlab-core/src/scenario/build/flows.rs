@@ -7,6 +7,7 @@ use super::{Builder, Ctx, FlowModel};
 use crate::scenario::flow_group::{GroupCommon, Pairing, StartSpec};
 use crate::scenario::{NodeSel, ScenarioError};
 use crate::sim::{rng, Time};
+use crate::topology;
 use rand::Rng as _;
 
 /// What a kind of group may ask of the builder while it checks its own fields.
@@ -101,25 +102,10 @@ impl Builder<'_> {
     fn endpoints(&self, g: &GroupCommon, path: &str) -> Result<Vec<(String, String)>, ScenarioError> {
         let cx = &self.cx;
         if let Some(between) = &g.between {
-            let d = match (between.as_str(), &self.s.dumbbell) {
-                ("dumbbell", Some(d)) => d,
-                ("dumbbell", None) => {
-                    return Err(cx.err(format!("{path}.between"), "a [dumbbell] table to place flows on"))
-                }
-                _ => {
-                    return Err(cx.err(format!("{path}.between"), format!("\"dumbbell\", found {between:?}")))
-                }
-            };
-            return Ok((0..d.pairs)
-                .map(|i| {
-                    let (l, r) = (d.left_host(i), d.right_host(i));
-                    if g.reverse {
-                        (r, l)
-                    } else {
-                        (l, r)
-                    }
-                })
-                .collect());
+            let pairs = topology::between(self.s, between)
+                .and_then(|(builder, spec)| builder.host_pairs(spec))
+                .map_err(|expected| cx.err(format!("{path}.between"), expected))?;
+            return Ok(pairs.into_iter().map(|(a, b)| if g.reverse { (b, a) } else { (a, b) }).collect());
         }
         let src = g
             .src

@@ -1,11 +1,12 @@
 //! The network: nodes (declared ones first, then in order of first mention by a link) and link
-//! directions, from `[[nodes]]`, `[[links]]` and the `[dumbbell]` builder.
+//! directions, from `[[nodes]]`, `[[links]]` and the topology builders (`[dumbbell]`, `[parking_lot]`).
 
 use super::{Ctx, LinkModel};
 use crate::aqm::LinkInfo;
 use crate::net::loss::LossSpec;
 use crate::net::routing::Graph;
-use crate::scenario::{LinkSpec, Scenario, ScenarioError, Spread};
+use crate::scenario::{LinkSpec, Scenario, ScenarioError};
+use crate::topology;
 use std::collections::HashMap;
 
 /// Numbered nodes and link directions, and the graph they form.
@@ -54,32 +55,16 @@ pub(super) fn network(s: &Scenario, cx: &Ctx) -> Result<Network, ScenarioError> 
     }
     let mut specs: Vec<(String, LinkSpec)> =
         s.links.iter().enumerate().map(|(i, l)| (format!("links[{i}]"), l.clone())).collect();
-    if let Some(d) = &s.dumbbell {
-        if d.pairs == 0 {
-            return Err(cx.err("dumbbell.pairs", "at least 1 pair of hosts"));
+    for (key, builder) in topology::builders(s) {
+        let links =
+            builder.links().map_err(|(field, expected)| cx.err(format!("{key}.{field}"), expected))?;
+        for (field, delay) in builder.delays() {
+            cx.within_run(&format!("{key}.{field}"), delay)?;
         }
-        cx.within_run("dumbbell.bottleneck_delay", d.bottleneck_delay)?;
-        match d.access_delay {
-            Spread::Fixed(delay) => cx.within_run("dumbbell.access_delay", delay)?,
-            Spread::Linear { from, to } => {
-                if to < from {
-                    return Err(cx.err(
-                        "dumbbell.access_delay.to",
-                        format!(
-                            "a delay at least `from` ({} s): the spread rises from the first pair's delay to \
-                             the last's, found {} s",
-                            from.secs(),
-                            to.secs()
-                        ),
-                    ));
-                }
-                cx.within_run("dumbbell.access_delay.to", to)?;
-            }
-        }
-        specs.extend(d.links().into_iter().map(|l| ("dumbbell".to_string(), l)));
+        specs.extend(links.into_iter().map(|(field, l)| (format!("{key}.{field}"), l)));
     }
     if specs.is_empty() {
-        return Err(cx.err("links", "at least one link (a [[links]] table or a [dumbbell])"));
+        return Err(cx.err("links", "at least one link (a [[links]] table, a [dumbbell] or a [parking_lot])"));
     }
     net.links.reserve(specs.len() * 2);
     let mut joined_by: HashMap<(u32, u32), &str> = HashMap::new();
@@ -176,6 +161,9 @@ mod tests {
         assert!(m.links.iter().any(|l| l.name == "A->B" && l.info.delay == 5_000_000));
         let e = error(&text.replace("to = \"3ms\"", "to = \"0ms\""));
         assert_eq!((e.path.as_str(), e.line), ("dumbbell.access_delay.to", Some(7)), "{e}");
+        let red = "{ kind = \"red\", thresh = 9, maxthresh = 3 }";
+        let e = error(&format!("{text}reverse_queue = {red}\n"));
+        assert!(e.path.starts_with("dumbbell.reverse_queue.") && e.line == Some(8), "{e}");
     }
 
     #[test]
