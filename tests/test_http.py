@@ -8,11 +8,9 @@ import tomllib
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
 import aqmlab
-from aqmlab import api
 from aqmlab import calibrate as calib
 from conftest import ROOT
 from test_cli import aqmlab as cli
@@ -114,7 +112,6 @@ def test_packmime_tables_have_the_documented_columns(tmp_path):
 def test_pair_records_stream_to_the_run_folder(tmp_path):
     out = tmp_path / "run"
     r = aqmlab.run(PACKMIME, set=[*SHORT, "measure.pair_records=true"], out=out)
-    assert "pairs" not in r.raw  # the engine handed them to the writer, not to the result
     assert r.pairs_path == out / "pairs.parquet" and r.pairs_path.is_file()
     pairs = r.pairs
     assert list(pairs.columns) == PAIR_COLUMNS
@@ -137,26 +134,6 @@ def test_pair_records_stream_to_the_run_folder(tmp_path):
 
     gc.collect()
     assert not path.exists()
-
-
-def test_pair_sink_appends_batches_and_names_classes(tmp_path):
-    sink = api._PairSink(tmp_path / "p.parquet", ["a", "b"])
-    batch = {
-        "class": [1, 0],
-        "connection": [7, 8],
-        "index": [0, 1],
-        "start_s": [1.0, 2.0],
-        "end_s": [1.5, 2.25],
-        "response_time_s": [0.5, 0.25],
-        "request_bytes": [300, 400],
-        "response_bytes": [1000, 2000],
-    }
-    sink(json.dumps(batch))
-    sink(json.dumps({k: v[:1] for k, v in batch.items()}))
-    sink.close()
-    f = pq.ParquetFile(tmp_path / "p.parquet")
-    assert f.metadata.num_rows == 3 and f.metadata.num_row_groups == 2
-    assert f.read().to_pandas()["class"].tolist() == ["b", "a", "b"]
 
 
 def test_response_cdf_from_bins_is_monotone_and_ends_at_one():

@@ -34,3 +34,9 @@ def test_version_and_help_import_none_of_the_heavy_packages(args):
 
 def test_validate_imports_only_rich(example):
     assert heavy_imports("validate", str(example)) == {"rich"}
+
+
+def test_run_imports_only_rich(example, tmp_path):
+    # The engine writes the tables; the summary is printed from the rows it returns.
+    args = ["run", str(example), "--set", "duration=1", "--out", str(tmp_path / "run")]
+    assert heavy_imports(*args) == {"rich"}

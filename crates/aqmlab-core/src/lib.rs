@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod net;
 pub mod scenario;
 pub mod sim;
+pub mod tables;
 pub mod tcp;
 pub mod topology;
 pub mod traffic;
@@ -97,4 +98,33 @@ pub fn run(model: Model, progress: Option<Progress>) -> RunResult {
 /// instead of accumulating in memory (the result's columns of these tables are empty).
 pub fn run_with_sink(model: Model, progress: Option<Progress>, sink: RecordSink) -> RunResult {
     Simulation::new(model, Some(sink)).run(progress)
+}
+
+/// As [`run`], writing every result table into folder `dir` as `<table>.parquet` (see [`tables`]):
+/// the tables that grow with the run's length as it goes, the others at its end. `pcap(link, bytes)`
+/// gets the captures' bytes (`measure.pcap`; see [`Batch::Pcap`]). A failure to write stops the run
+/// and is returned.
+pub fn run_into(
+    model: Model,
+    mut progress: Option<Progress>,
+    dir: &std::path::Path,
+    pcap: &mut dyn FnMut(&str, &[u8]),
+) -> std::io::Result<RunResult> {
+    let mut files = tables::folder::TableFiles::create(dir, &model)?;
+    let failure = std::cell::RefCell::new(None);
+    let mut on_progress = |t| failure.borrow().is_none() && progress.as_mut().is_none_or(|p| p(t));
+    let mut on_batch = |batch: Batch| match batch {
+        Batch::Pcap { link, bytes } => pcap(link, bytes),
+        batch => {
+            if let Err(e) = files.append(batch) {
+                failure.borrow_mut().get_or_insert(e);
+            }
+        }
+    };
+    let result = run_with_sink(model, Some(&mut on_progress), &mut on_batch);
+    if let Some(e) = failure.into_inner() {
+        return Err(e);
+    }
+    files.finish(&result)?;
+    Ok(result)
 }

@@ -1,13 +1,16 @@
-//! Python bindings: the module `aqmlab._core`. Scenarios go in as TOML text, results come out as JSON
-//! text that the Python side turns into tables; no Python runs during a simulation except the optional
-//! progress callback, a few hundred times per run.
+//! Python bindings: the module `aqmlab._core`. Scenarios go in as TOML text; a run writes its result
+//! tables as Parquet files (`aqmlab_core::tables`, the one definition of their columns) and returns its
+//! summary as JSON; no Python runs during a simulation except the optional progress callback, a few
+//! hundred times per run, and the packet captures' writer.
 
 // pyo3 0.22's #[pyfunction] expansion converts PyErr into PyErr, which newer clippy flags.
 #![allow(clippy::useless_conversion)]
 
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, StringArray};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 fn scenario_error(e: aqmlab_core::ScenarioError) -> PyErr {
@@ -83,32 +86,51 @@ fn resolve(text: &str, file: &str, overrides: Vec<String>, seed: Option<u64>) ->
     aqmlab_core::resolve(text, file, &overrides, seed).map_err(scenario_error)
 }
 
-/// Runs a scenario and returns its results as JSON. `progress(sim_time_s)` is called every 0.5% of the
-/// simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `records`,
-/// `records(table, batch_json)` receives the rows of the tables that grow with the run's length —
-/// `"queue_samples"`, `"cwnd_trace"`, `"flow_series"` and, with `measure.pair_records`, `"pairs"` — in
-/// column-wise batches as the run goes (without it they come back in the result), and, with
-/// `measure.pcap`, `records("pcap", (link, bytes))` the bytes to append to each captured link
-/// direction's pcap file (without `records` nothing is captured). Refused as
-/// `validate` refuses it when over `max_memory` or `disk_free`.
+/// A table's columns as Python lists, `{column: [values]}`: Utf8 as str, Int64 as int, Float64 as float.
+fn columns<'py>(py: Python<'py>, batch: &RecordBatch) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new_bound(py);
+    for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
+        let any = array.as_any();
+        let values = if let Some(a) = any.downcast_ref::<StringArray>() {
+            a.iter().map(Option::unwrap_or_default).collect::<Vec<_>>().into_py(py)
+        } else if let Some(a) = any.downcast_ref::<Int64Array>() {
+            a.values().to_vec().into_py(py)
+        } else if let Some(a) = any.downcast_ref::<Float64Array>() {
+            a.values().to_vec().into_py(py)
+        } else {
+            unreachable!("{}: the tables have string, integer and float columns", field.name())
+        };
+        dict.set_item(field.name(), values)?;
+    }
+    Ok(dict)
+}
+
+/// Runs a scenario, writing its result tables into folder `out` as `<table>.parquet` (the tables that
+/// grow with the run's length as it goes), and returns `(summary_json, tables)`: the run's summary, and
+/// the tables written at its end (links, flows, classes, ...) as `{table: {column: [values]}}`, for
+/// callers that print them without reading the files. `progress(sim_time_s)` is called every 0.5% of
+/// the simulated time; Ctrl-C stops the run and raises KeyboardInterrupt. With `measure.pcap`,
+/// `pcap(link, bytes)` receives the bytes to append to each captured link direction's pcap file.
+/// Refused as `validate` refuses it when over `max_memory` or `disk_free`; a table that cannot be
+/// written raises OSError.
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides = Vec::new(), seed = None, progress = None, records = None, max_memory = None, disk_free = None))]
+#[pyo3(signature = (text, file, out, overrides = Vec::new(), seed = None, progress = None, pcap = None, max_memory = None, disk_free = None))]
 #[allow(clippy::too_many_arguments)]
-fn run(
-    py: Python<'_>,
+fn run<'py>(
+    py: Python<'py>,
     text: &str,
     file: &str,
+    out: PathBuf,
     overrides: Vec<String>,
     seed: Option<u64>,
     progress: Option<PyObject>,
-    records: Option<PyObject>,
+    pcap: Option<PyObject>,
     max_memory: Option<u64>,
     disk_free: Option<u64>,
-) -> PyResult<String> {
-    let streamed = records.is_some();
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let limit = limit(max_memory, disk_free);
     let (model, _) =
-        aqmlab_core::load_checked(text, file, &overrides, seed, limit, streamed).map_err(scenario_error)?;
+        aqmlab_core::load_checked(text, file, &overrides, seed, limit, true).map_err(scenario_error)?;
     let failure: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.allow_threads(|| {
         let mut on_progress = |t: u64| -> bool {
@@ -129,44 +151,30 @@ fn run(
                 }
             })
         };
-        match &records {
-            Some(sink) => {
-                let mut on_records = |batch: aqmlab_core::Batch| {
-                    let (table, json) = match batch {
-                        aqmlab_core::Batch::Pairs(b) => ("pairs", serde_json::to_string(b)),
-                        aqmlab_core::Batch::QueueSamples(b) => ("queue_samples", serde_json::to_string(b)),
-                        aqmlab_core::Batch::CwndTrace(b) => ("cwnd_trace", serde_json::to_string(b)),
-                        aqmlab_core::Batch::FlowSeries(b) => ("flow_series", serde_json::to_string(b)),
-                        aqmlab_core::Batch::Pcap { link, bytes } => {
-                            // Raw bytes, not JSON: `records("pcap", (link, bytes))`.
-                            Python::with_gil(|py| {
-                                let batch = (link, PyBytes::new_bound(py, bytes));
-                                if let Err(e) = sink.call1(py, ("pcap", batch)) {
-                                    failure.lock().expect("not poisoned").get_or_insert(e);
-                                }
-                            });
-                            return;
-                        }
-                    };
-                    let json = json.expect("a batch serialises");
-                    Python::with_gil(|py| {
-                        if let Err(e) = sink.call1(py, (table, json)) {
-                            failure.lock().expect("not poisoned").get_or_insert(e);
-                        }
-                    })
-                };
-                aqmlab_core::run_with_sink(model, Some(&mut on_progress), &mut on_records)
+        let mut on_pcap = |link: &str, bytes: &[u8]| {
+            if let Some(sink) = &pcap {
+                Python::with_gil(|py| {
+                    if let Err(e) = sink.call1(py, (link, PyBytes::new_bound(py, bytes))) {
+                        failure.lock().expect("not poisoned").get_or_insert(e);
+                    }
+                });
             }
-            None => aqmlab_core::run(model, Some(&mut on_progress)),
-        }
+        };
+        aqmlab_core::run_into(model, Some(&mut on_progress), &out, &mut on_pcap)
     });
     if let Some(e) = failure.into_inner().expect("not poisoned") {
         return Err(e);
     }
+    let result = result.map_err(|e| PyOSError::new_err(e.to_string()))?;
     if result.summary.interrupted {
         return Err(PyKeyboardInterrupt::new_err("run interrupted"));
     }
-    serde_json::to_string(&result).map_err(|e| PyValueError::new_err(e.to_string()))
+    let tables = PyDict::new_bound(py);
+    for (name, batch) in aqmlab_core::tables::end_of_run(&result) {
+        tables.set_item(name, columns(py, &batch)?)?;
+    }
+    let summary = serde_json::to_string(&result.summary).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((summary, tables))
 }
 
 #[pymodule]

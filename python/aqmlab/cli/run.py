@@ -9,7 +9,6 @@ import re
 import time
 from pathlib import Path
 
-import pandas as pd
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 from rich.table import Table
@@ -86,7 +85,8 @@ def _default_folder(summary: dict, scenario_path: str, overrides: list[str]) -> 
 
 
 def print_summary(result: api.RunResult, out: Console) -> None:
-    """Run facts, the busiest links and the flow classes."""
+    """Run facts, the busiest links and the flow classes (from the rows the engine returned: printing
+    needs neither pandas nor pyarrow)."""
     s = result.summary
     window = s["end_s"] - s["warmup_s"]
     facts = Table.grid(padding=(0, 2))
@@ -110,17 +110,19 @@ def print_summary(result: api.RunResult, out: Console) -> None:
         facts.add_row("overrides", Text(" ".join(s["overrides"])))
     out.print(facts)
     out.print()
-    out.print(link_table(result.links))
+    out.print(link_table(result.records("links")))
     out.print()
-    if len(result.flows):
-        out.print(class_table(result.flows))
-    if len(result.responses):
-        out.print(response_table(result.responses, result.classes))
-    for line in generator_lines(result.generators):
+    flows = result.records("flows")
+    if flows:
+        out.print(class_table(flows))
+    responses = result.records("responses")
+    if responses:
+        out.print(response_table(responses, result.records("classes")))
+    for line in generator_lines(result.records("generators")):
         out.print(line)
 
 
-def link_table(links: pd.DataFrame) -> Table:
+def link_table(links: list[dict]) -> Table:
     more = len(links) - MAX_LINK_ROWS
     caption = f"… and {more} more link directions (all in links.parquet)\n" if more > 0 else ""
     caption += (
@@ -138,22 +140,22 @@ def link_table(links: pd.DataFrame) -> Table:
         ("queue mean±std", "right"),
     ]
     t = report_table("Busiest links (after warm-up)", cols, caption=caption, caption_justify="left")
-    top = links.sort_values(["utilization", "arrivals"], ascending=False, kind="stable").head(MAX_LINK_ROWS)
-    for row in top.itertuples(index=False):
+    top = sorted(links, key=lambda r: (r["utilization"], r["arrivals"]), reverse=True)[:MAX_LINK_ROWS]
+    for row in top:
         t.add_row(
-            Text(row.link),
-            Text(row.queue),
-            f"{100 * row.utilization:.1f}",
-            f"{row.arrivals:,}",
-            f"{row.drops_overflow:,}/{row.drops_early:,}/{row.drops_not_ect:,}",
-            f"{row.marks:,}",
-            f"{100 * row.loss_rate:.2f}",
-            f"{row.q_mean_pkts:.1f}±{row.q_std_pkts:.1f}",
+            Text(row["link"]),
+            Text(row["queue"]),
+            f"{100 * row['utilization']:.1f}",
+            f"{row['arrivals']:,}",
+            f"{row['drops_overflow']:,}/{row['drops_early']:,}/{row['drops_not_ect']:,}",
+            f"{row['marks']:,}",
+            f"{100 * row['loss_rate']:.2f}",
+            f"{row['q_mean_pkts']:.1f}±{row['q_std_pkts']:.1f}",
         )
     return t
 
 
-def class_table(flows: pd.DataFrame) -> Table:
+def class_table(flows: list[dict]) -> Table:
     cols = [
         ("class", "left"),
         ("kind", "left"),
@@ -164,20 +166,20 @@ def class_table(flows: pd.DataFrame) -> Table:
         ("timeouts", "right"),
     ]
     t = report_table("Flow classes (after warm-up)", cols)
-    g = flows.groupby("class", sort=False)
-    agg = pd.DataFrame(
-        {
-            "kind": g["kind"].agg(lambda k: "/".join(dict.fromkeys(k))),
-            "flows": g.size(),
-            "goodput": g["goodput_bps"].sum(),
-            "retransmits": g["retransmits"].sum(),
-            "timeouts": g["timeouts"].sum(),
-        }
-    )
-    for cls, row in agg.iterrows():
+    agg: dict[str, dict] = {}  # by class, in order of first flow
+    for f in flows:
+        a = agg.setdefault(
+            f["class"], {"kind": {}, "flows": 0, "goodput": 0.0, "retransmits": 0, "timeouts": 0}
+        )
+        a["kind"][f["kind"]] = None
+        a["flows"] += 1
+        a["goodput"] += f["goodput_bps"]
+        a["retransmits"] += f["retransmits"]
+        a["timeouts"] += f["timeouts"]
+    for cls, row in agg.items():
         t.add_row(
             Text(str(cls)),
-            Text(row["kind"]),
+            Text("/".join(row["kind"])),
             f"{row['flows']:,}",
             f"{row['goodput'] / 1e6:.3f}",
             f"{row['goodput'] / 1e6 / row['flows']:.3f}",
@@ -187,7 +189,7 @@ def class_table(flows: pd.DataFrame) -> Table:
     return t
 
 
-def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
+def response_table(responses: list[dict], classes: list[dict]) -> Table:
     t = report_table(
         "Response times (requests sent after the warm-up)",
         [
@@ -198,8 +200,8 @@ def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
         "anywhere ÷ packets it sent",
         caption_justify="left",
     )
-    loss = dict(zip(classes["class"], classes["loss_rate"], strict=True)) if len(classes) else {}
-    for row in responses.to_dict("records"):
+    loss = {c["class"]: c["loss_rate"] for c in classes}
+    for row in responses:
         rate = loss.get(row["class"], math.nan)
         t.add_row(
             Text(str(row["class"])),
@@ -211,9 +213,9 @@ def response_table(responses: pd.DataFrame, classes: pd.DataFrame) -> Table:
     return t
 
 
-def generator_lines(generators: pd.DataFrame) -> list[Text]:
+def generator_lines(generators: list[dict]) -> list[Text]:
     lines = []
-    for g in generators.to_dict("records"):
+    for g in generators:
         started = g["connections_started"]
         per = g["pairs_planned"] / started if started else math.nan
         lines.append(

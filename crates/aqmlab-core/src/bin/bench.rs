@@ -1,15 +1,17 @@
 //! Benchmark driver: runs a scenario file and prints one JSON line with wall time, peak RSS and link
 //! forwards per second, plus what the validation scripts compare with ns-2.
 //!
-//! `aqmlab-bench SCENARIO.toml [--link=A->B] [--links] [key=value ...]` — overrides as in
-//! `aqmlab run --set`.
+//! `aqmlab-bench SCENARIO.toml [--link=A->B] [--links] [--out=DIR] [key=value ...]` — overrides as in
+//! `aqmlab run --set`; `--out` writes the result tables into `DIR` as `aqmlab run` does (the same
+//! `<table>.parquet` files, without `summary.json` and packet captures).
 //! The bottleneck (the link direction named by `--link`, else the busiest one) reports its arrivals,
 //! drops by reason, marks and queue statistics; the flows' TCP loss-recovery totals are for the
 //! measurement window. Web runs also get `pairs` (completed pairs started after the warm-up),
 //! `responses` (per class) and `generators`; `--links` adds every link direction's utilization, drops
 //! and arrivals (left out by default: at BENCH-DUMBBELL-1000 writing them costs more than a tenth of
 //! a short run's instructions, and the speed benchmark times the whole process). With
-//! `measure.pair_records = true`, `AQMLAB_BENCH_PAIRS=FILE` writes the completed pairs as CSV.
+//! `measure.pair_records = true`, `AQMLAB_BENCH_PAIRS=FILE` writes the completed pairs as CSV (with
+//! `--out`, they are in `DIR/pairs.parquet` instead).
 
 use serde_json::json;
 use std::time::Instant;
@@ -50,13 +52,19 @@ fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let link = args.iter().position(|a| a.starts_with("--link=")).map(|i| args.remove(i)[7..].to_string());
     let all_links = args.iter().position(|a| a == "--links").map(|i| args.remove(i)).is_some();
+    let out = args.iter().position(|a| a.starts_with("--out=")).map(|i| args.remove(i)[6..].to_string());
     let Some(path) = args.first() else {
-        fail("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [--links] [key=value ...]")
+        fail("usage: aqmlab-bench SCENARIO.toml [--link=A->B] [--links] [--out=DIR] [key=value ...]")
     };
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
     let model = aqmlab_core::load(&text, path, &args[1..], None).unwrap_or_else(|e| fail(&e.to_string()));
     let t0 = Instant::now();
-    let r = aqmlab_core::run(model, None);
+    let r = match &out {
+        Some(dir) => std::fs::create_dir_all(dir)
+            .and_then(|()| aqmlab_core::run_into(model, None, dir.as_ref(), &mut |_, _| {}))
+            .unwrap_or_else(|e| fail(&format!("{dir}: {e}"))),
+        None => aqmlab_core::run(model, None),
+    };
     let wall = t0.elapsed().as_secs_f64();
     if let Ok(file) = std::env::var("AQMLAB_BENCH_PAIRS") {
         write_pairs(&file, &r.pairs);

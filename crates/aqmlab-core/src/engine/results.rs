@@ -235,7 +235,6 @@ impl Simulation<'_> {
             links,
             link_classes,
             flows,
-            sample_link_names: m.links.iter().map(|l| l.name.clone()).collect(),
             queue_samples: self.samples,
             cwnd_trace: self.cwnd_trace,
             flow_series,

@@ -383,15 +383,15 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-/// Everything a run returns.
+/// Everything a run returns (written as Arrow record batches by `crate::tables`; as JSON, a whole run to
+/// compare in tests).
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
     pub summary: Summary,
     pub links: Vec<LinkRow>,
     pub link_classes: Vec<LinkClassRow>,
     pub flows: Vec<FlowRow>,
-    /// Names of the links referenced by `queue_samples.link`.
-    pub sample_link_names: Vec<String>,
+    /// `link` indexes the model's links.
     pub queue_samples: QueueSamples,
     pub cwnd_trace: CwndTrace,
     pub flow_series: FlowSeries,
