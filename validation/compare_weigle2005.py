@@ -49,6 +49,8 @@ CELLS = {
         (("AQM", "DT"), "REM"),
     ],
     "dt1": [(("DT",), "DT")],
+    # drop-tail on two and three congested links: the long-lived flows' goodput and timeouts
+    "dt23": [(("DT", "DT"), "DT"), (("DT", "DT", "DT"), "DT")],
     "1cl": [(("DT",), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]],
 }
 # Scenario settings shared by both simulators; aqmlab's name -> the twin's key=value name.
