@@ -43,6 +43,7 @@ TABLES = (
     "link_classes",
     "flows",
     "queue_samples",
+    "aqm_samples",
     "cwnd_trace",
     "flow_series",
     "user_series",
@@ -336,6 +337,10 @@ class RunResult:
         """Queue lengths of the sampled link directions: ``link``, ``t``, ``q_pkts``, ``q_bytes``, and
         ``sojourn_s`` (queueing delay of the last packet sent by ``t``); for very long runs read its
         file in batches (``pyarrow.parquet.ParquetFile(r.table_paths["queue_samples"]).iter_batches()``)."""
+    )
+    aqm_samples = _Table(
+        """The sampled link directions' AQM state at every queue sample, a row per variable: ``link``,
+        ``t``, ``variable`` (e.g. ``p``, ``avg``; docs/aqm.md), ``value``; no rows for drop-tail."""
     )
     cwnd_trace = _Table(
         "The traced flows' windows at every change: ``flow``, ``t``, ``cwnd``, ``ssthresh``, ``timeouts``."

@@ -1,12 +1,13 @@
 //! A resource estimate of a run, made before anything is allocated: how many flows, link directions,
-//! packets in flight (at most), queue samples, window-trace rows and flow-series rows the run holds,
+//! packets in flight (at most), queue and AQM samples, window-trace rows and flow-series rows the run holds,
 //! and the memory its in-memory tables need. [`load_checked`](crate::load_checked) refuses a scenario
 //! whose estimate is over a [`Limit`] (by default half of the machine's memory), naming the setting to
 //! change.
 //!
 //! The estimate is made twice: from the parsed scenario, before the model is built (so that
 //! `count = 1000000000` is refused before a billion flows are allocated), and from the model, which
-//! adds what needs routes and queue limits (packets in flight, window-trace rows).
+//! adds what needs routes and queue limits (packets in flight, window-trace rows) or the built
+//! disciplines (AQM samples).
 
 use crate::aqm::QueueConfig;
 use crate::engine::RECORD_BATCH;
@@ -125,6 +126,8 @@ pub struct Estimate {
     pub sampled_links: u64,
     pub samples_per_link: u64,
     pub queue_samples: u64,
+    /// Rows of `aqm_samples`: per sample, one per state variable of each sampled link's discipline.
+    pub aqm_samples: u64,
     pub traced_flows: u64,
     /// An upper bound: one row per acknowledged segment at the flow's slowest link, and per timeout.
     pub cwnd_rows: u64,
@@ -310,6 +313,32 @@ impl Estimate {
                 file_each,
                 part(p.what, p.items, p.each, p.setting.clone(), &p.advice),
             );
+        }
+        // The disciplines' state is known once built (drop-tail has none: no rows).
+        let variables = m
+            .sample_links
+            .iter()
+            .map(|&l| m.links[l as usize].queue.build(m.links[l as usize].info).state().len() as u64)
+            .fold(0u64, u64::saturating_add);
+        e.aqm_samples = variables.saturating_mul(e.samples_per_link);
+        if e.aqm_samples > 0 {
+            e.parts.push(streamed_part(
+                streamed,
+                QUEUE_SAMPLE_FILE_BYTES,
+                part(
+                    "aqm samples",
+                    e.aqm_samples,
+                    QUEUE_SAMPLE_BYTES,
+                    "measure.sample_interval".into(),
+                    &format!(
+                        "{} state variables of the sampled links' queues sampled {} times each: sample \
+                         less often (a larger `measure.sample_interval`), fewer links \
+                         (`measure.sample_links`) or a shorter run (`duration`)",
+                        human_count(variables),
+                        human_count(e.samples_per_link)
+                    ),
+                ),
+            ));
         }
         // Packets: every buffer full and every wire full of ACKs...
         let mut network = 0u64;
@@ -670,6 +699,17 @@ between = "dumbbell"
             crate::load_checked(&huge, "t.toml", &[], None, Limit::given(8_000_000_000), true).unwrap_err();
         assert_eq!((err.path.as_str(), err.line), ("parking_lot.hosts", Some(6)), "{err}");
         assert!(err.message.contains("4,000,000,004 link directions"), "{err}");
+    }
+
+    /// AQM samples: per sample, a row per state variable of each sampled queue; none for drop-tail.
+    #[test]
+    fn aqm_samples_count_the_sampled_queues_state_variables() {
+        assert_eq!(estimate(DUMBBELL, &[]).aqm_samples, 0);
+        assert!(estimate(DUMBBELL, &[]).parts.iter().all(|p| p.what != "aqm samples"));
+        // PI (p, q_old) on both bottleneck directions.
+        let e = estimate(DUMBBELL, &[r#"dumbbell.queue={kind="pi"}"#]);
+        assert_eq!(e.aqm_samples, 2 * 2 * 50_001);
+        assert_eq!(e.parts.iter().find(|p| p.what == "aqm samples").unwrap().items, e.aqm_samples);
     }
 
     /// The dumbbell's queues sampled every nanosecond, loaded under `limit`: refused.

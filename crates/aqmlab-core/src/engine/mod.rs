@@ -21,7 +21,7 @@ const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see
 use crate::aqm::FifoBuffer;
 use crate::metrics::response::{PairColumns, ResponseHistogram};
 use crate::metrics::sojourn::Sojourn;
-use crate::metrics::{ClassCounters, CwndTrace, FlowSeries, QueueLength, QueueSamples, Sums};
+use crate::metrics::{AqmSamples, ClassCounters, CwndTrace, FlowSeries, QueueLength, QueueSamples, Sums};
 use crate::net::loss::LossModel;
 use crate::net::packet::NO_PACKET;
 use crate::net::{PacketArena, PacketId};
@@ -171,6 +171,8 @@ pub enum Batch<'a> {
     /// Completed request/response pairs (with `measure.pair_records`).
     Pairs(&'a PairColumns),
     QueueSamples(&'a QueueSamples),
+    /// The sampled links' discipline state, taken with the queue samples.
+    AqmSamples(&'a AqmSamples),
     CwndTrace(&'a CwndTrace),
     /// The per-flow throughput series (with `measure.flow_series`).
     FlowSeries(&'a FlowSeries),
@@ -182,7 +184,7 @@ pub enum Batch<'a> {
     },
 }
 
-/// Receives the rows of the tables that grow with the run's length (pair records, queue samples, the
+/// Receives the rows of the tables that grow with the run's length (pair records, queue and AQM samples, the
 /// window trace, the flow series, packet captures) in batches of at most [`RECORD_BATCH`] rows, so that they are never
 /// all in memory; the result's columns of these tables are then empty.
 pub type RecordSink<'a> = &'a mut dyn FnMut(Batch<'_>);
@@ -226,6 +228,7 @@ pub struct Simulation<'s> {
     pairs: PairColumns,
     sink: Option<RecordSink<'s>>,
     samples: QueueSamples,
+    aqm_samples: AqmSamples,
     /// Per link direction: its samples' count, sum and sum of squares (the samples may have gone to
     /// the sink).
     sample_sums: Vec<Sums>,
@@ -355,6 +358,7 @@ impl<'s> Simulation<'s> {
             pairs: PairColumns::default(),
             sink,
             samples: QueueSamples::default(),
+            aqm_samples: AqmSamples::default(),
             sample_sums: vec![Sums::default(); model.links.len()],
             cwnd_trace: CwndTrace::default(),
             traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
@@ -477,6 +481,10 @@ impl<'s> Simulation<'s> {
                 sink(Batch::QueueSamples(&self.samples));
                 self.samples = QueueSamples::default();
             }
+            if !self.aqm_samples.is_empty() {
+                sink(Batch::AqmSamples(&self.aqm_samples));
+                self.aqm_samples = AqmSamples::default();
+            }
         }
     }
 
@@ -515,8 +523,15 @@ impl<'s> Simulation<'s> {
             self.samples.q_bytes.push(bytes);
             self.samples.sojourn_s.push(crate::sim::time::to_secs(self.queues[l as usize].sojourn.last));
             self.sample_sums[l as usize].add(packets as f64);
+            // Drop-tail's state is empty: nothing allocated, no rows.
+            for (variable, value) in self.queues[l as usize].disc.state() {
+                self.aqm_samples.link.push(l);
+                self.aqm_samples.t.push(t);
+                self.aqm_samples.variable.push(variable);
+                self.aqm_samples.value.push(value);
+            }
         }
-        if self.sink.is_some() && self.samples.len() >= RECORD_BATCH {
+        if self.sink.is_some() && self.samples.len().max(self.aqm_samples.len()) >= RECORD_BATCH {
             self.flush_samples();
         }
         if self.model.flow_series {
@@ -615,7 +630,7 @@ mod sink_tests {
         serde_json::Value::Object(table)
     }
 
-    /// With a record sink, queue samples, window-trace and flow-series rows come in batches of at most
+    /// With a record sink, queue samples, AQM samples, window-trace and flow-series rows come in batches of at most
     /// [`RECORD_BATCH`] rows and, put together, are exactly what a run without a sink returns; the
     /// result's own columns are empty.
     #[test]
@@ -629,16 +644,19 @@ mod sink_tests {
             "measure.sample_links=[\"all\"]",
             "measure.trace_cwnd=[0, 3]",
             "measure.flow_series=true",
+            // RED's five variables on both bottleneck directions: more than one batch of AQM samples.
+            r#"dumbbell.queue={kind="red", limit=1000}"#,
         ]
         .map(String::from)
         .into();
         let model =
             crate::load(bench, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
         let whole = crate::run(model.clone(), None);
+        assert!(whole.aqm_samples.len() > RECORD_BATCH, "more than one batch");
         assert!(whole.queue_samples.len() > RECORD_BATCH, "more than one batch");
         assert!(!whole.cwnd_trace.is_empty());
         assert_eq!(whole.flow_series.len(), 4 * 7000, "4 flows, every 1 ms after the warm-up");
-        let (mut samples, mut trace, mut series) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut samples, mut aqm, mut trace, mut series) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut batches = 0;
         let mut sink = |b: Batch| {
             batches += 1;
@@ -646,6 +664,10 @@ mod sink_tests {
                 Batch::QueueSamples(q) => {
                     assert!(q.len() <= RECORD_BATCH + model.sample_links.len());
                     samples.push(json(&q));
+                }
+                Batch::AqmSamples(a) => {
+                    assert!(a.len() <= RECORD_BATCH + 5 * model.sample_links.len());
+                    aqm.push(json(&a));
                 }
                 Batch::CwndTrace(c) => {
                     assert!(c.len() <= RECORD_BATCH);
@@ -663,6 +685,8 @@ mod sink_tests {
         assert!(streamed.queue_samples.is_empty() && streamed.cwnd_trace.is_empty());
         assert!(streamed.flow_series.is_empty());
         assert_eq!(joined(&samples), json(&whole.queue_samples));
+        assert!(streamed.aqm_samples.is_empty());
+        assert_eq!(joined(&aqm), json(&whole.aqm_samples));
         assert_eq!(joined(&trace), json(&whole.cwnd_trace));
         assert_eq!(joined(&series), json(&whole.flow_series));
         assert_eq!(json(&streamed.flows), json(&whole.flows));

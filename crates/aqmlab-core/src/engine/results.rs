@@ -236,6 +236,7 @@ impl Simulation<'_> {
             link_classes,
             flows,
             queue_samples: self.samples,
+            aqm_samples: self.aqm_samples,
             cwnd_trace: self.cwnd_trace,
             flow_series,
             user_series_names: m.web_users.iter().map(|w| w.name.clone()).collect(),

@@ -242,6 +242,26 @@ pub struct QueueSamples {
     pub sojourn_s: Vec<f64>,
 }
 
+/// The sampled links' discipline state at every queue sample, long-format: a row per state variable
+/// (see `QueueDisc::state`); none for disciplines without state, such as drop-tail.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AqmSamples {
+    pub link: Vec<u32>,
+    pub t: Vec<f64>,
+    pub variable: Vec<&'static str>,
+    pub value: Vec<f64>,
+}
+
+impl AqmSamples {
+    pub fn len(&self) -> usize {
+        self.link.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.link.is_empty()
+    }
+}
+
 /// Per `[[web_users]]` generator and sample (with `measure.user_series`), column-wise: its users fetching
 /// a page and thinking (before their first page too); users past the generator's `stop` are in neither.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -393,6 +413,8 @@ pub struct RunResult {
     pub flows: Vec<FlowRow>,
     /// `link` indexes the model's links.
     pub queue_samples: QueueSamples,
+    /// `link` indexes the model's links.
+    pub aqm_samples: AqmSamples,
     pub cwnd_trace: CwndTrace,
     pub flow_series: FlowSeries,
     /// Names of the `[[web_users]]` generators referenced by `user_series.generator`.

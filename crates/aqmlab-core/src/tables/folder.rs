@@ -57,6 +57,7 @@ pub struct TableFiles {
     link_names: Vec<String>,
     class_names: Vec<String>,
     queue_samples: TableFile,
+    aqm_samples: TableFile,
     cwnd_trace: TableFile,
     flow_series: TableFile,
     /// With `measure.pair_records`.
@@ -78,6 +79,11 @@ impl TableFiles {
                 "queue_samples",
                 &super::queue_samples(&Default::default(), &[]),
             )?,
+            aqm_samples: TableFile::create(
+                dir,
+                "aqm_samples",
+                &super::aqm_samples(&Default::default(), &[]),
+            )?,
             cwnd_trace: TableFile::create(dir, "cwnd_trace", &super::cwnd_trace(&Default::default()))?,
             flow_series: TableFile::create(dir, "flow_series", &super::flow_series(&Default::default()))?,
             pairs,
@@ -90,6 +96,7 @@ impl TableFiles {
     pub fn append(&mut self, batch: Batch) -> io::Result<()> {
         match batch {
             Batch::QueueSamples(q) => self.queue_samples.append(&super::queue_samples(q, &self.link_names)),
+            Batch::AqmSamples(a) => self.aqm_samples.append(&super::aqm_samples(a, &self.link_names)),
             Batch::CwndTrace(c) => self.cwnd_trace.append(&super::cwnd_trace(c)),
             Batch::FlowSeries(s) => self.flow_series.append(&super::flow_series(s)),
             Batch::Pairs(p) => match &mut self.pairs {
@@ -102,7 +109,10 @@ impl TableFiles {
 
     /// Closes the streamed tables' files and writes the end-of-run tables of `result`.
     pub fn finish(self, result: &RunResult) -> io::Result<()> {
-        for file in [self.queue_samples, self.cwnd_trace, self.flow_series].into_iter().chain(self.pairs) {
+        for file in [self.queue_samples, self.aqm_samples, self.cwnd_trace, self.flow_series]
+            .into_iter()
+            .chain(self.pairs)
+        {
             file.close()?;
         }
         for (name, batch) in super::end_of_run(result) {
@@ -143,12 +153,14 @@ mod tests {
     }
 
     /// The files written as a run goes hold exactly the tables of the same run kept in memory, in row
-    /// groups of at most `RECORD_BATCH` rows; pairs and queue samples carry names. (PackMime has no
+    /// groups of at most `RECORD_BATCH` rows; pairs, queue and AQM samples carry names. (PackMime has no
     /// static flows: the window trace and flow series are empty here, and compared with the in-memory
     /// ones batch by batch in the engine's tests.)
     #[test]
     fn the_files_hold_the_tables_of_the_run_in_bounded_row_groups() {
-        let packmime = include_str!("../../../../scenarios/packmime-delaybox.toml");
+        // RED on the bottleneck, for AQM samples.
+        let packmime = include_str!("../../../../scenarios/packmime-delaybox.toml")
+            .replace(r#"{ kind = "droptail", limit = 100 }"#, r#"{ kind = "red", limit = 100 }"#);
         let overrides: Vec<String> = [
             "duration=\"23s\"",
             "measure.pair_records=true",
@@ -157,7 +169,7 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let model = crate::load(packmime, "packmime-delaybox.toml", &overrides, None)
+        let model = crate::load(&packmime, "packmime-delaybox.toml", &overrides, None)
             .unwrap_or_else(|e| panic!("{e}"));
         let names: Vec<String> = model.links.iter().map(|l| l.name.clone()).collect();
         let whole = crate::run(model.clone(), None);
@@ -170,6 +182,9 @@ mod tests {
             &super::super::queue_samples(&whole.queue_samples, &names),
         );
         assert!(groups.len() > 2 && groups.iter().all(|&n| n <= RECORD_BATCH), "{groups:?}");
+        let aqm = super::super::aqm_samples(&whole.aqm_samples, &names);
+        assert!(aqm.num_rows() > 0);
+        assert_file_holds(&file("aqm_samples"), &aqm);
         assert_file_holds(&file("cwnd_trace"), &super::super::cwnd_trace(&whole.cwnd_trace));
         assert_file_holds(&file("flow_series"), &super::super::flow_series(&whole.flow_series));
         let pairs = super::super::pairs(&whole.pairs, &model.classes);

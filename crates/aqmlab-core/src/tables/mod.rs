@@ -9,7 +9,7 @@ pub mod folder;
 
 use crate::metrics::response::{PairColumns, ResponseBins, ResponseRow};
 use crate::metrics::{
-    ClassCounters, ClassRow, CwndTrace, FlowRow, FlowSeries, GeneratorRow, LinkClassRow, LinkRow,
+    AqmSamples, ClassCounters, ClassRow, CwndTrace, FlowRow, FlowSeries, GeneratorRow, LinkClassRow, LinkRow,
     QueueSamples, RunResult, UserSeries,
 };
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
@@ -204,6 +204,16 @@ pub fn queue_samples(q: &QueueSamples, link_names: &[String]) -> RecordBatch {
         .int("q_pkts", q.q_pkts.iter().map(|&v| u64::from(v)))
         .int("q_bytes", q.q_bytes.iter().copied())
         .float("sojourn_s", q.sojourn_s.iter().copied())
+        .batch()
+}
+
+/// One row per state variable of a sampled link's discipline and sample; `link` indexes `link_names`.
+pub fn aqm_samples(a: &AqmSamples, link_names: &[String]) -> RecordBatch {
+    Columns::default()
+        .str("link", a.link.iter().map(|&l| link_names[l as usize].as_str()))
+        .float("t", a.t.iter().copied())
+        .str("variable", a.variable.iter().copied())
+        .float("value", a.value.iter().copied())
         .batch()
 }
 
