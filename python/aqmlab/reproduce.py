@@ -75,13 +75,20 @@ def reproduce(
     dask: str | None = None,
     out: str | os.PathLike | None = None,
     progress: Progress | None = None,
+    variant: str | None = None,
 ) -> Path:
-    """Reproduces study `name` and returns the path of its report.html."""
+    """Reproduces study `name` (or its `variant`) and returns the path of its report.html."""
     if name not in studies.NAMES:
         raise ReproduceError(f"unknown study {name!r}; choose one of {', '.join(studies.NAMES)}")
     study = studies.load(name)
+    if variant:
+        if variant not in study.variants:
+            known = ", ".join(study.variants) or "none"
+            raise ReproduceError(f"study {name} has no variant {variant!r}; its variants: {known}")
+        study = study.variants[variant]()
     seeds = seeds or (1 if quick else 3)
-    out = Path(out or Path("reports") / (name + ("-quick" if quick else "")))
+    stem = "-".join([name, *([variant] if variant else []), *(["quick"] if quick else [])])
+    out = Path(out or Path("reports") / stem)
     runs_dir = out / "runs"
     t0 = time.perf_counter()
 
@@ -95,6 +102,7 @@ def reproduce(
     figures = study.figures(outcomes, out)
     facts = {
         "mode": "quick" if quick else "full",
+        **({"variant": variant} if variant else {}),
         "seeds": seeds,
         "runs": len(outcomes),
         "aqmlab": __version__,

@@ -186,6 +186,12 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("study", choices=studies.NAMES, help="the study")
     s.add_argument("--quick", action="store_true", help="a smaller but faithful version (a few minutes)")
+    s.add_argument(
+        "--variant",
+        metavar="NAME",
+        help="another setting of the study (le2003: packmime, the open-loop PackMime-HTTP traffic instead of "
+        "the closed-loop web users); report in reports/STUDY-NAME[-quick]",
+    )
     s.add_argument("--seeds", type=int, metavar="K", help="seeds per configuration (default 1 quick, 3 full)")
     s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
     s.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (scheduler address or `local`)")

@@ -3,6 +3,7 @@ tables, figures and findings. Each study module (weigle2005, le2003, chrost2009)
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -34,6 +35,10 @@ class RunOutcome:
 
     def table(self, name: str) -> pd.DataFrame:
         return pd.read_parquet(self.folder / f"{name}.parquet")
+
+    def summary(self) -> dict:
+        """The run's summary.json (seed, warmup_s, end_s, wall_s, ...)."""
+        return json.loads((self.folder / "summary.json").read_text())
 
 
 @dataclass
@@ -88,6 +93,10 @@ class Study:
     #: (quick, execute) -> calibration passed to `runs`; `execute(specs)` returns their outcomes.
     calibrate: Callable[[bool, Callable[[list[StudyRun]], list[RunOutcome]]], dict] | None = None
     full_runtime: str = ""
+    #: The variant this is ("" for the study's own setting), and the other variants by name (`aqmlab
+    #: reproduce STUDY --variant NAME`), each built on demand: e.g. le2003's "packmime" traffic.
+    variant: str = ""
+    variants: dict[str, Callable[[], Study]] = field(default_factory=dict)
 
 
 def mean_ci(values: Iterable[float]) -> tuple[float, float]:
