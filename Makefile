@@ -16,11 +16,11 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # Builds the Rust engine into the virtual environment (aqmlab._core, the package installed editable with
-# its dependencies) and the benchmark binary.
+# its dependencies) and the benchmark binary. The binary is built with both packages selected, so cargo
+# resolves the dependencies' features as for the extension just built and reuses them (with
+# `-p aqmlab-core` alone it rebuilt rand, arrow and parquet in release: minutes).
 build: $(VENV)/.installed
 	VIRTUAL_ENV=$(abspath $(VENV)) $(VENV)/bin/maturin develop --release --quiet --extras dask
-	# Both packages selected, so cargo resolves the dependencies' features as for the extension just built
-	# and reuses them (with `-p aqmlab-core` alone it rebuilt rand, arrow and parquet in release: minutes).
 	cargo build --release --quiet -p aqmlab-core -p aqmlab-py --bin aqmlab-bench
 
 demo: build

@@ -277,33 +277,46 @@ def mean_pm_sd(fmt: str, mean: float, sd: float) -> str:
     return f"{fmt.format(mean)} ± {fmt.format(sd)}"
 
 
+def relative(m_ns: float, m_aq: float, digits: int) -> str:
+    return f"{100 * (m_aq - m_ns) / m_ns:+.{digits}f}%" if m_ns else "n/a"
+
+
+def bench_delta(kind: str, m_ns: float, m_aq: float) -> str:
+    if kind == "points":
+        return f"{100 * (m_aq - m_ns):+.2f} pt"
+    return relative(m_ns, m_aq, 1)
+
+
+def c_delta(kind: str, m_ns: float, m_aq: float) -> str:
+    if kind == "pct_points":
+        return f"{m_aq - m_ns:+.1f} pt"
+    if kind == "queue":
+        return f"{m_aq - m_ns:+.2f} ({relative(m_ns, m_aq, 0)})" if m_ns else "n/a"
+    return relative(m_ns, m_aq, 0)
+
+
+def metric_cells(sel: list[dict], key: str, fmt: str, kind: str, delta) -> tuple[list[str], bool] | None:
+    """One metric over the rows `sel`: the cells ns-2 mean ± sd, aqmlab mean ± sd, Δ (as `delta` writes
+    it), tolerance, and whether the two agree; None unless both simulators have rows."""
+    both = compared(sel, key, kind)
+    if both is None:
+        return None
+    m_ns, sd_ns, m_aq, sd_aq, ok, tol = both
+    return [mean_pm_sd(fmt, m_ns, sd_ns), mean_pm_sd(fmt, m_aq, sd_aq), delta(kind, m_ns, m_aq), tol], ok
+
+
 def table(rows: list[dict], aqms: list[str]) -> tuple[list[list[str]], int]:
     """Table cells (header first) and the number of failed checks."""
     head = ["AQM", "metric", "ns-2.35 mean ± sd", "aqmlab mean ± sd", "Δ", "tolerance", "verdict"]
     out, failed = [head], 0
     for aqm in aqms:
+        sel = [r for r in rows if r.get("part", "bench") == "bench" and r["aqm"] == aqm]
         for key, label, fmt, kind in METRICS:
-            sel = [r for r in rows if r.get("part", "bench") == "bench" and r["aqm"] == aqm]
-            both = compared(sel, key, kind)
-            if both is None:
+            if (compared_cells := metric_cells(sel, key, fmt, kind, bench_delta)) is None:
                 continue
-            m_ns, sd_ns, m_aq, sd_aq, ok, tol = both
+            cells, ok = compared_cells
             failed += not ok
-            if kind == "points":
-                delta = f"{100 * (m_aq - m_ns):+.2f} pt"
-            else:
-                delta = f"{100 * (m_aq - m_ns) / m_ns:+.1f}%" if m_ns else "n/a"
-            out.append(
-                [
-                    aqm.upper(),
-                    label,
-                    mean_pm_sd(fmt, m_ns, sd_ns),
-                    mean_pm_sd(fmt, m_aq, sd_aq),
-                    delta,
-                    tol,
-                    "ok" if ok else "DIFFERS",
-                ]
-            )
+            out.append([aqm.upper(), label, *cells, "ok" if ok else "DIFFERS"])
     return out, failed
 
 
@@ -323,33 +336,15 @@ def table_c(rows: list[dict], ns: list[int], aqms: list[str]) -> tuple[list[list
     out, failed = [head], 0
     for n in ns:
         for aqm in aqms:
+            sel = [r for r in rows if r.get("part") == "c" and r["aqm"] == aqm and r["n"] == n]
             for key, label, fmt, kind, pidx in C_METRICS:
-                sel = [r for r in rows if r.get("part") == "c" and r["aqm"] == aqm and r["n"] == n]
-                both = compared(sel, key, kind)
-                if both is None:
+                if (compared_cells := metric_cells(sel, key, fmt, kind, c_delta)) is None:
                     continue
-                m_ns, sd_ns, m_aq, sd_aq, ok, tol = both
+                cells, ok = compared_cells
                 failed += not ok
-                if kind == "pct_points":
-                    delta = f"{m_aq - m_ns:+.1f} pt"
-                elif kind == "queue":
-                    delta = f"{m_aq - m_ns:+.2f} ({100 * (m_aq - m_ns) / m_ns:+.0f}%)" if m_ns else "n/a"
-                else:
-                    delta = f"{100 * (m_aq - m_ns) / m_ns:+.0f}%" if m_ns else "n/a"
                 paper = fmt.format(PAPER_C[aqm][n][pidx]) if pidx is not None and aqm in PAPER_C else "-"
-                out.append(
-                    [
-                        str(n),
-                        aqm.upper(),
-                        label,
-                        paper,
-                        mean_pm_sd(fmt, m_ns, sd_ns),
-                        mean_pm_sd(fmt, m_aq, sd_aq),
-                        delta,
-                        tol,
-                        "info" if kind == "info" else ("ok" if ok else "DIFFERS"),
-                    ]
-                )
+                result = "info" if kind == "info" else ("ok" if ok else "DIFFERS")
+                out.append([str(n), aqm.upper(), label, paper, *cells, result])
     return out, failed
 
 

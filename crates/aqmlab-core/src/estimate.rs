@@ -318,7 +318,10 @@ impl Estimate {
         let variables = m
             .sample_links
             .iter()
-            .map(|&l| m.links[l as usize].queue.build(m.links[l as usize].info).state().len() as u64)
+            .map(|&l| {
+                let link = &m.links[l as usize];
+                crate::aqm::state_of(&*link.queue.build(link.info)).len() as u64
+            })
             .fold(0u64, u64::saturating_add);
         e.aqm_samples = variables.saturating_mul(e.samples_per_link);
         if e.aqm_samples > 0 {

@@ -34,7 +34,7 @@
 //! `limit` = 50 packets, ECN off. Packet mode only.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::secs;
 use crate::sim::Time;
@@ -79,6 +79,8 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<AnAqm>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
         check::nonnegative("qref", self.qref)?;
@@ -92,10 +94,6 @@ impl DisciplineConfig for Config {
         }
         Ok(())
     }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(AnAqm::new(self.clone(), link)))
-    }
 }
 
 pub struct AnAqm {
@@ -108,8 +106,10 @@ pub struct AnAqm {
     q_prev: [f64; 2],
 }
 
-impl AnAqm {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+impl FifoAqm for AnAqm {
+    type Config = Config;
+
+    fn new(cfg: Config, _link: LinkInfo) -> Self {
         AnAqm {
             period: secs(1.0 / cfg.w),
             weights: cfg.weights,
@@ -118,9 +118,7 @@ impl AnAqm {
             q_prev: [0.0; 2],
         }
     }
-}
 
-impl FifoAqm for AnAqm {
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         if fifo.len() >= self.cfg.limit as usize {
             env.drop(pkt, DropReason::Overflow);
@@ -151,28 +149,28 @@ impl FifoAqm for AnAqm {
         self.q_prev = [q, self.q_prev[0]];
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([
             ("p", self.p),
             ("w1", self.weights[0]),
             ("w2", self.weights[1]),
             ("w3", self.weights[2]),
             ("reconstruction", 1.0),
-        ]
+        ]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::QueueDisc;
+    use crate::aqm::state_of;
+    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
     fn an_aqm(cfg: Config) -> (Harness, FifoQueue<AnAqm>) {
-        let h = Harness::new(10_000_000, 0);
-        let q = FifoQueue::new(AnAqm::new(cfg, h.link));
-        (h, q)
+        on_10_mbps(cfg)
     }
 
     /// Sets the waiting queue to `n` packets, with the early test switched off meanwhile.
@@ -265,28 +263,22 @@ mod tests {
     fn arrivals_are_tested_even_into_an_empty_queue_and_overflow_comes_first() {
         let (mut h, mut q) = an_aqm(Config { limit: 2, ..Default::default() });
         q.aqm.p = 1.0;
-        assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::Ect0), Some(DropReason::Early));
 
         let (mut h, mut q) = an_aqm(Config { limit: 2, ecn: true, ..Default::default() });
         q.aqm.p = 1.0;
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Marked(_))));
-        assert!(matches!(
-            h.arrive(&mut q, 40, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::NotEct))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 40, Ecn::NotEct), Some(DropReason::NotEct));
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert_eq!(q.len_packets(), 2, "PI's overflow rule lets `limit` packets wait");
-        assert!(matches!(
-            h.arrive(&mut q, 500, Ecn::Ect0),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::Ect0), Some(DropReason::Overflow));
     }
 
     #[test]
     fn timer_runs_every_1_over_w_and_state_says_reconstruction() {
         let (_, q) = an_aqm(Config::default());
         assert_eq!(q.first_timer(), Some(secs(1.0 / 170.0)));
-        let state = q.state();
+        let state = state_of(&q);
         assert!(state.contains(&("reconstruction", 1.0)));
         assert!(close(state[1].1 + state[2].1, 1.0), "initial weights are PI's (b/a, (a-b)/a)");
     }

@@ -19,9 +19,9 @@
 //! overflows the virtual queue in mark mode and the real buffer, ns-2 sets CE and then drops it; here it
 //! is only reported as an overflow drop.
 
-use super::check::{self, ensure};
+use super::check;
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::to_secs;
@@ -66,16 +66,14 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Avq>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        ensure(self.gamma > 0.0 && self.gamma <= 1.0, "gamma", "a utilisation in (0, 1]")?;
-        ensure(self.alpha.is_finite() && self.alpha >= 0.0, "alpha", "a finite gain >= 0")?;
-        ensure(self.ecnlim > 0.0 && self.ecnlim <= 1.0, "ecnlim", "a fraction in (0, 1]")?;
-        ensure(self.buflim.is_finite() && self.buflim > 0.0, "buflim", "a fraction > 0")
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Avq::new(self.clone(), link)))
+        check::fraction("gamma", self.gamma)?;
+        check::nonnegative("alpha", self.alpha)?;
+        check::fraction("ecnlim", self.ecnlim)?;
+        check::positive("buflim", self.buflim)
     }
 }
 
@@ -94,8 +92,10 @@ pub struct Avq {
     started: bool,
 }
 
-impl Avq {
-    pub fn new(cfg: Config, link: LinkInfo) -> Self {
+impl FifoAqm for Avq {
+    type Config = Config;
+
+    fn new(cfg: Config, link: LinkInfo) -> Self {
         let limit = buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0);
         let capacity = if cfg.queue_in_bytes {
             link.rate_bps as f64 / 8.0
@@ -114,9 +114,7 @@ impl Avq {
             cfg,
         }
     }
-}
 
-impl FifoAqm for Avq {
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let now = env.now;
         if !std::mem::replace(&mut self.started, true) {
@@ -152,14 +150,16 @@ impl FifoAqm for Avq {
         }
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![("virtual_capacity", self.virtual_capacity), ("vq", self.vq)]
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([("virtual_capacity", self.virtual_capacity), ("vq", self.vq)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueDisc;
+    use crate::aqm::state_of;
     use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
@@ -195,7 +195,7 @@ mod tests {
             let dt = to_secs(h.now - last);
             (vq, ct) = expected(vq, ct, dt, dt, size as f64, c);
             last = h.now;
-            assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct), "t {t} µs: {:?}", q.state());
+            assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct), "t {t} µs: {:?}", state_of(&q));
         }
         // A long quiet spell fills the bucket up to C.
         h.now = secs(10.0);
@@ -216,10 +216,7 @@ mod tests {
         assert!(close(q.aqm.vq, 3000.0) && close(q.aqm.virtual_capacity, ct));
         // 0.1 ms later the VQ has drained only ~80 B: 3920 B > 3000 B, the arrival is dropped.
         h.now = secs(0.0011);
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::Ect0),
-            Some(QueueAction::Dropped(_, DropReason::Early))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect0), Some(DropReason::Early));
         let vq = 3000.0 - ct * 0.0001;
         assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct));
         assert_eq!(q.len_packets(), 3);
@@ -228,7 +225,7 @@ mod tests {
         h.now = secs(0.003);
         assert!(h.arrive(&mut q, 500, Ecn::Ect0).is_none());
         let (vq, ct) = expected(vq, ct, 0.0019, 0.002, 500.0, c);
-        assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct), "{:?} vs {vq} {ct}", q.state());
+        assert!(close(q.aqm.vq, vq) && close(q.aqm.virtual_capacity, ct), "{:?} vs {vq} {ct}", state_of(&q));
     }
 
     #[test]
@@ -238,10 +235,7 @@ mod tests {
         for _ in 0..3 {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         }
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::NotEct), Some(DropReason::Overflow));
         assert_eq!(q.len_bytes(), 3000);
         // That arrival was not a virtual drop, so it adapted C̃ (and stays in the VQ).
         assert!(close(q.aqm.virtual_capacity, 0.8e6 - 4.0 * 150.0));
@@ -260,10 +254,7 @@ mod tests {
         assert!(close(q.aqm.vq, 1000.0));
         assert!(close(q.aqm.virtual_capacity, 0.8e6 - 3.0 * 150.0));
         // Virtual and real overflow at once: only the overflow drop is reported.
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::Ect0),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect0), Some(DropReason::Overflow));
         assert_eq!(h.actions.len(), 1);
     }
 

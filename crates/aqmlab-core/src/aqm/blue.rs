@@ -20,7 +20,7 @@
 //! ns-3's BLUE defaults), limit 50 packets (ns-2 `Queue set limit_ 50`), ECN off (`setbit false`).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Seconds;
 use crate::sim::time::secs;
@@ -51,16 +51,14 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Blue>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
         check::probability("increment", self.increment)?;
         check::probability("decrement", self.decrement)?;
         check::nonnegative_secs("ihold", self.ihold)?;
         check::nonnegative_secs("dhold", self.dhold)
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Blue::new(self.clone(), link)))
     }
 }
 
@@ -74,17 +72,6 @@ pub struct Blue {
 }
 
 impl Blue {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
-        Blue {
-            ihold: secs(cfg.ihold.0),
-            dhold: secs(cfg.dhold.0),
-            cfg,
-            p_m: 0.0,
-            last_increase: 0,
-            last_decrease: 0,
-        }
-    }
-
     fn increase(&mut self, now: Time) {
         if now - self.last_increase > self.ihold {
             self.last_increase = now;
@@ -101,6 +88,19 @@ impl Blue {
 }
 
 impl FifoAqm for Blue {
+    type Config = Config;
+
+    fn new(cfg: Config, _link: LinkInfo) -> Self {
+        Blue {
+            ihold: secs(cfg.ihold.0),
+            dhold: secs(cfg.dhold.0),
+            cfg,
+            p_m: 0.0,
+            last_increase: 0,
+            last_decrease: 0,
+        }
+    }
+
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         if env.uniform() <= self.p_m && !env.mark_or_drop(pkt, self.cfg.ecn) {
             return;
@@ -121,23 +121,22 @@ impl FifoAqm for Blue {
         pkt
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![("p_m", self.p_m)]
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([("p_m", self.p_m)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::QueueDisc;
+    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
 
     fn blue(cfg: Config) -> (Harness, FifoQueue<Blue>) {
-        let h = Harness::new(10_000_000, 0);
-        let q = FifoQueue::new(Blue::new(cfg, h.link));
-        (h, q)
+        on_10_mbps(cfg)
     }
 
     #[test]
@@ -190,17 +189,14 @@ mod tests {
     fn early_test_drops_or_marks_every_arrival_when_p_m_is_one() {
         let (mut h, mut q) = blue(Config::default());
         q.aqm.p_m = 1.0;
-        assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::Ect0), Some(DropReason::Early));
         assert_eq!(q.len_packets(), 0);
 
         let (mut h, mut q) = blue(Config { ecn: true, ..Default::default() });
         q.aqm.p_m = 1.0;
         assert!(matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert_eq!(q.len_packets(), 1, "a marked packet is queued");
-        assert!(matches!(
-            h.arrive(&mut q, 40, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::NotEct))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 40, Ecn::NotEct), Some(DropReason::NotEct));
         assert_eq!(q.len_packets(), 1);
     }
 

@@ -38,6 +38,11 @@ pub fn nonnegative(field: &str, v: f64) -> Check {
     ensure(v.is_finite() && v >= 0.0, field, "a finite number, zero or more")
 }
 
+/// A fraction in (0, 1]: a share of something that must not vanish.
+pub fn fraction(field: &str, v: f64) -> Check {
+    ensure(v > 0.0 && v <= 1.0, field, "a fraction in (0, 1]")
+}
+
 /// A count of at least 1.
 pub fn at_least_one(field: &str, v: u32) -> Check {
     ensure(v >= 1, field, "an integer of at least 1")
@@ -69,6 +74,8 @@ mod tests {
         assert!(probability("p", f64::NAN).is_err());
         assert!(nonnegative("x", f64::INFINITY).is_err());
         assert!(positive("x", 0.0).is_err());
+        assert!(fraction("x", 0.0).is_err());
+        assert!(fraction("x", 1.0).is_ok());
         assert_eq!(at_least_one("limit", 0), Err(("limit".into(), "an integer of at least 1".into())));
         assert!(size("mtu", Bytes(0)).is_err());
         assert!(size("mtu", Bytes(1 << 32)).is_err());

@@ -24,7 +24,7 @@
 //! The per-queue state machine is [`CodelState`], reused per flow by FQ-CoDel.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
@@ -53,13 +53,11 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Codel>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         validate_law(self.target, self.interval, self.mtu)?;
         check::at_least_one("limit", self.limit)
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Codel::new(self.clone(), link)))
     }
 }
 
@@ -184,17 +182,17 @@ pub struct Codel {
     state: CodelState,
 }
 
-impl Codel {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+impl FifoAqm for Codel {
+    type Config = Config;
+
+    fn new(cfg: Config, _link: LinkInfo) -> Self {
         Codel {
             limit: cfg.limit as usize,
             params: cfg.params(),
             state: CodelState::default(),
         }
     }
-}
 
-impl FifoAqm for Codel {
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         if fifo.len() >= self.limit {
             env.drop(pkt, DropReason::Overflow);
@@ -212,14 +210,15 @@ impl FifoAqm for Codel {
         false
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        self.state.state().to_vec()
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend(self.state.state());
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueDisc;
     use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;

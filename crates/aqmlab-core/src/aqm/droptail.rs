@@ -5,7 +5,7 @@
 //! `waiting_bytes + size >= limit * mean_pktsize`.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, check, DisciplineConfig, DropReason, FifoBuffer, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, check, DisciplineConfig, DropReason, FifoBuffer, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use serde::Deserialize;
@@ -30,12 +30,10 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<DropTail>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(DropTail::new(self.clone(), link)))
     }
 }
 
@@ -44,10 +42,6 @@ pub struct DropTail {
 }
 
 impl DropTail {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
-        DropTail { cfg }
-    }
-
     fn buffer(&self) -> FifoBuffer {
         FifoBuffer {
             limit: buffer_limit(self.cfg.limit, self.cfg.bytes, self.cfg.mean_pktsize.0),
@@ -58,6 +52,12 @@ impl DropTail {
 }
 
 impl FifoAqm for DropTail {
+    type Config = Config;
+
+    fn new(cfg: Config, _link: LinkInfo) -> Self {
+        DropTail { cfg }
+    }
+
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         if !self.buffer().overflows(fifo.len() as u64, fifo.bytes(), env.size(pkt)) {
             fifo.push(pkt, env.packets, env.now);
@@ -83,6 +83,7 @@ impl FifoAqm for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueDisc;
     use crate::aqm::testutil::Harness;
     use crate::aqm::QueueAction;
     use crate::net::Ecn;

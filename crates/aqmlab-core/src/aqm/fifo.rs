@@ -1,7 +1,7 @@
 //! The packet FIFO shared by the disciplines, with its byte count, and [`FifoQueue`], the plumbing of
 //! every discipline that keeps its packets in a single FIFO.
 
-use super::{FifoBuffer, QueueDisc, QueueEnv};
+use super::{Discipline, FifoBuffer, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::{PacketArena, PacketId};
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -63,7 +63,11 @@ impl Fifo {
 /// The decisions of a discipline whose waiting packets all stand in one [`Fifo`]. [`FifoQueue`] owns
 /// that FIFO and answers the link's questions about it (as ns-3's `QueueDisc` owns its internal queue
 /// and its subclasses only decide), so an algorithm implements only what is its own.
-pub trait FifoAqm: Send {
+pub trait FifoAqm: Send + Sized + 'static {
+    /// The scenario configuration the algorithm is made from.
+    type Config;
+    /// The algorithm for one link, before any packet arrives.
+    fn new(cfg: Self::Config, link: LinkInfo) -> Self;
     /// Stores the arrival in `fifo`, marks it, or drops it (or another packet).
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv);
     /// The next packet to send, `None` when the link goes idle: the head unless the algorithm acts here.
@@ -87,9 +91,7 @@ pub trait FifoAqm: Send {
         None
     }
     /// [`QueueDisc::state`].
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
-    }
+    fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 /// A single-FIFO discipline: the FIFO and the algorithm that decides over it.
@@ -101,6 +103,13 @@ pub struct FifoQueue<A> {
 impl<A: FifoAqm> FifoQueue<A> {
     pub fn new(aqm: A) -> Self {
         FifoQueue { fifo: Fifo::default(), aqm }
+    }
+}
+
+/// A FIFO algorithm's `Config` builds the algorithm over an empty FIFO.
+impl<A: FifoAqm> Discipline<A::Config> for FifoQueue<A> {
+    fn build(cfg: A::Config, link: LinkInfo) -> Self {
+        FifoQueue::new(A::new(cfg, link))
     }
 }
 
@@ -139,7 +148,7 @@ impl<A: FifoAqm> QueueDisc for FifoQueue<A> {
         self.aqm.departs_in_arrival_order()
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        self.aqm.state()
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        self.aqm.state(out)
     }
 }

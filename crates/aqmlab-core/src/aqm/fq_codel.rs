@@ -24,7 +24,7 @@
 
 use super::codel::{validate_law, CodelParams, CodelState};
 use super::fifo::Fifo;
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{check, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use serde::Deserialize;
@@ -67,16 +67,14 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FqCodel;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("flows", self.flows)?;
         check::size("quantum", self.quantum)?;
         check::at_least_one("limit", self.limit)?;
         check::at_least_one("drop_batch", self.drop_batch)?;
         validate_law(self.target, self.interval, self.mtu)
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FqCodel::new(self.clone(), link))
     }
 }
 
@@ -115,8 +113,8 @@ pub struct FqCodel {
     bytes: u64,
 }
 
-impl FqCodel {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+impl Discipline<Config> for FqCodel {
+    fn build(cfg: Config, _link: LinkInfo) -> Self {
         let buckets = (0..cfg.flows)
             .map(|_| Bucket {
                 fifo: Fifo::default(),
@@ -137,7 +135,9 @@ impl FqCodel {
             bytes: 0,
         }
     }
+}
 
+impl FqCodel {
     fn bucket(&self, flow: u32) -> usize {
         ((mix32(flow) as u64 * self.buckets.len() as u64) >> 32) as usize
     }
@@ -227,15 +227,15 @@ impl QueueDisc for FqCodel {
         self.bytes
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![("new_flows", self.new_flows.len() as f64), ("old_flows", self.old_flows.len() as f64)]
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([("new_flows", self.new_flows.len() as f64), ("old_flows", self.old_flows.len() as f64)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::{Ecn, Packet};
     use crate::sim::time::NS_PER_MS;
@@ -247,8 +247,7 @@ mod tests {
     const C: u32 = 3;
 
     fn fq(cfg: Config) -> (Harness, FqCodel) {
-        let h = Harness::new(10_000_000, 0);
-        let q = FqCodel::new(cfg, h.link);
+        let (h, q): (Harness, FqCodel) = on_10_mbps(cfg);
         assert_ne!(q.bucket(A), q.bucket(B));
         assert_ne!(q.bucket(A), q.bucket(C));
         assert_ne!(q.bucket(B), q.bucket(C));

@@ -10,8 +10,9 @@
 //! [`QueueEnv::drop`] and [`QueueEnv::mark`], and the link keeps the per-class counters.
 //!
 //! Adding an algorithm: write `aqm/<name>.rs` with a `Config` (serde, ns-2/RFC defaults in `Default`)
-//! implementing [`DisciplineConfig`] and a type implementing [`fifo::FifoAqm`] (one FIFO, wrapped in
-//! [`fifo::FifoQueue`]) or [`QueueDisc`]; then add one line to `registry!` below.
+//! implementing [`DisciplineConfig`] and a type implementing [`fifo::FifoAqm`] (one FIFO: the config's
+//! `Discipline` is then `FifoQueue<ThatType>`) or [`QueueDisc`] and [`Discipline`]; then add one line to
+//! `registry!` below.
 
 pub(crate) mod check;
 pub mod fifo;
@@ -177,22 +178,40 @@ pub trait QueueDisc: Send {
     fn departs_in_arrival_order(&self) -> bool {
         false
     }
-    /// The algorithm's internal state for traces and tests, e.g. `[("avg", 12.3), ("p", 0.01)]`.
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
-    }
+    /// Appends the algorithm's internal state for traces and tests to `out`, e.g. `("avg", 12.3), ("p",
+    /// 0.01)`. Called at every queue sample, so it fills the caller's buffer instead of allocating.
+    fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// A discipline's state in a vector of its own, for the end-of-run `queue_state`, the resource estimate
+/// and tests (the queue samples reuse one buffer instead).
+pub fn state_of(q: &dyn QueueDisc) -> Vec<(&'static str, f64)> {
+    let mut out = Vec::new();
+    q.state(&mut out);
+    out
 }
 
 /// What a discipline's `Config` gives the registry below.
-pub trait DisciplineConfig {
+pub trait DisciplineConfig: Clone {
+    /// The discipline this configures: [`fifo::FifoQueue<A>`] for an algorithm `A` over one FIFO, or a
+    /// [`QueueDisc`] of its own (FQ-CoDel).
+    type Discipline: Discipline<Self>;
     /// Checks parameter ranges; the error names the offending field and says what was expected.
     fn validate(&self) -> Result<(), (String, String)>;
-    /// Builds the discipline for a link.
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc>;
     /// The name for tables and file names when the kind is not specific enough (Adaptive RED: "ared").
     fn variant_name(&self) -> Option<&'static str> {
         None
     }
+}
+
+/// A discipline made from its configuration `C` for one link.
+pub trait Discipline<C>: QueueDisc + Sized + 'static {
+    fn build(cfg: C, link: LinkInfo) -> Self;
+}
+
+/// Builds the discipline a configuration describes, boxed for the link.
+fn build<C: DisciplineConfig>(cfg: &C, link: LinkInfo) -> Box<dyn QueueDisc> {
+    Box::new(C::Discipline::build(cfg.clone(), link))
 }
 
 /// Declares the disciplines' modules and defines [`QueueConfig`] from the registry: one line per
@@ -220,9 +239,23 @@ macro_rules! registry {
         }
 
         impl QueueConfig {
-            fn config(&self) -> &dyn DisciplineConfig {
+            /// Builds the discipline for a link.
+            pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
                 match self {
-                    $(QueueConfig::$variant(c) => c,)*
+                    $(QueueConfig::$variant(c) => build(c, link),)*
+                }
+            }
+
+            /// Checks parameter ranges; the error names the offending field.
+            pub fn validate(&self) -> Result<(), (String, String)> {
+                match self {
+                    $(QueueConfig::$variant(c) => c.validate(),)*
+                }
+            }
+
+            fn variant_name(&self) -> Option<&'static str> {
+                match self {
+                    $(QueueConfig::$variant(c) => c.variant_name(),)*
                 }
             }
 
@@ -267,19 +300,9 @@ impl Default for QueueConfig {
 }
 
 impl QueueConfig {
-    /// Builds the discipline for a link.
-    pub fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        self.config().build(link)
-    }
-
     /// Short name for tables and file names.
     pub fn name(&self) -> &'static str {
-        self.config().variant_name().unwrap_or(self.kind())
-    }
-
-    /// Checks parameter ranges; the error names the offending field.
-    pub fn validate(&self) -> Result<(), (String, String)> {
-        self.config().validate()
+        self.variant_name().unwrap_or(self.kind())
     }
 }
 
@@ -303,6 +326,13 @@ pub(crate) mod testutil {
     pub fn near_binomial(x: usize, n: usize, p: f64) -> bool {
         let mean = n as f64 * p;
         (x as f64 - mean).abs() <= 4.5 * (mean * (1.0 - p)).sqrt() + 1.0
+    }
+
+    /// A harness on a 10 Mb/s link without propagation delay, and the discipline `cfg` builds for it.
+    pub fn on_10_mbps<C, D: Discipline<C>>(cfg: C) -> (Harness, D) {
+        let h = Harness::new(10_000_000, 0);
+        let q = D::build(cfg, h.link);
+        (h, q)
     }
 
     pub struct Harness {
@@ -346,6 +376,14 @@ pub(crate) mod testutil {
             self.actions.iter().copied().find(|a| match a {
                 QueueAction::Dropped(p, _) | QueueAction::Marked(p) => *p == id,
             })
+        }
+
+        /// Offers a fresh packet and returns why it was dropped, or None if it was stored (marked or not).
+        pub fn arrival_dropped(&mut self, q: &mut dyn QueueDisc, size: u32, ecn: Ecn) -> Option<DropReason> {
+            match self.arrive(q, size, ecn)? {
+                QueueAction::Dropped(_, reason) => Some(reason),
+                QueueAction::Marked(_) => None,
+            }
         }
 
         pub fn depart(&mut self, q: &mut dyn QueueDisc) -> Option<PacketId> {
@@ -429,7 +467,7 @@ mod tests {
             assert!(cfg.validate().is_ok(), "{kind}");
             let q = cfg.build(link);
             assert_eq!((q.len_packets(), q.len_bytes()), (0, 0), "{kind}");
-            let got = q.state();
+            let got = state_of(&*q);
             assert_eq!(got.len(), state.len(), "{kind}: {got:?}");
             for ((n, v), (want_n, want_v)) in got.iter().zip(state) {
                 assert!(n == want_n && (v - want_v).abs() < 1e-12, "{kind}: {got:?}");

@@ -16,7 +16,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::secs;
@@ -64,20 +64,18 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Pi>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        ensure(self.a.is_finite() && self.a >= 0.0, "a", "a finite gain >= 0")?;
-        ensure(self.b.is_finite() && self.b >= 0.0, "b", "a finite gain >= 0")?;
+        check::nonnegative("a", self.a)?;
+        check::nonnegative("b", self.b)?;
         ensure(
             self.w.is_finite() && self.w > 0.0 && self.w <= 1e9,
             "w",
             "a sampling frequency in (0, 1e9] Hz",
         )?;
-        ensure(self.qref.is_finite() && self.qref >= 0.0, "qref", "packets >= 0")
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Pi::new(self.clone(), link)))
+        check::nonnegative("qref", self.qref)
     }
 }
 
@@ -91,8 +89,10 @@ pub struct Pi {
     q_old: u64,
 }
 
-impl Pi {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
+impl FifoAqm for Pi {
+    type Config = Config;
+
+    fn new(cfg: Config, _link: LinkInfo) -> Self {
         let mut pi = Pi {
             limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
             period: secs(1.0 / cfg.w),
@@ -103,9 +103,7 @@ impl Pi {
         pi.update(&Fifo::default()); // ns-2's reset() samples the empty queue at t = 0
         pi
     }
-}
 
-impl FifoAqm for Pi {
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         if fifo.occupancy(self.cfg.queue_in_bytes) >= self.limit {
             env.drop(pkt, DropReason::Overflow);
@@ -133,14 +131,15 @@ impl FifoAqm for Pi {
         self.q_old = q;
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![("p", self.p), ("q_old", self.q_old as f64)]
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([("p", self.p), ("q_old", self.q_old as f64)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueDisc;
     use crate::aqm::testutil::{assert_rejected, near_binomial, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
@@ -229,19 +228,13 @@ mod tests {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         }
         q.aqm.p = 1.0; // even with p = 1 a full buffer is an overflow, not an early drop
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::Ect0),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect0), Some(DropReason::Overflow));
         assert_eq!(q.len_packets(), 3);
         // Bytes: 2 × 500 = 1000 B; accepted while fewer bytes wait.
         let mut q = FifoQueue::new(Pi::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link));
         assert!(h.arrive(&mut q, 600, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 600, Ecn::NotEct).is_none());
-        assert!(matches!(
-            h.arrive(&mut q, 40, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 40, Ecn::NotEct), Some(DropReason::Overflow));
     }
 
     #[test]
@@ -249,18 +242,12 @@ mod tests {
         let mut h = Harness::new(RATE, 0);
         let mut q = FifoQueue::new(Pi::new(Config::default(), h.link));
         q.aqm.p = 1.0;
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::Ect0),
-            Some(QueueAction::Dropped(_, DropReason::Early))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect0), Some(DropReason::Early));
         let mut q = FifoQueue::new(Pi::new(Config { ecn: true, ..Default::default() }, h.link));
         q.aqm.p = 1.0;
         assert!(matches!(h.arrive(&mut q, 1000, Ecn::Ect0), Some(QueueAction::Marked(_))));
         assert_eq!(q.len_packets(), 1);
-        assert!(matches!(
-            h.arrive(&mut q, 40, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::NotEct))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 40, Ecn::NotEct), Some(DropReason::NotEct));
         assert_eq!(q.len_packets(), 1);
     }
 

@@ -42,7 +42,7 @@
 //! tail drop governs the queue (ns-3's 25 packets would make PIE a drop-tail queue at study link speeds).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::{secs, to_secs};
@@ -104,6 +104,8 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Pie>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
         check::positive_secs("qdelay_ref", self.qdelay_ref)?;
@@ -114,10 +116,6 @@ impl DisciplineConfig for Config {
         check::size("dq_threshold", self.dq_threshold)?;
         check::probability("mark_ecnth", self.mark_ecnth)?;
         check::size("mean_pktsize", self.mean_pktsize)
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Pie::new(self.clone(), link)))
     }
 }
 
@@ -173,21 +171,6 @@ pub struct Pie {
 }
 
 impl Pie {
-    pub fn new(cfg: Config, _link: LinkInfo) -> Self {
-        Pie {
-            qdelay_ref: secs(cfg.qdelay_ref.0),
-            t_update: secs(cfg.t_update.0),
-            max_burst: secs(cfg.max_burst.0),
-            burst_allowance: secs(cfg.max_burst.0),
-            cfg,
-            drop_prob: 0.0,
-            qdelay: 0,
-            qdelay_old: 0,
-            accu_prob: 0.0,
-            rate: RateEstimator::default(),
-        }
-    }
-
     fn full(&self, fifo: &Fifo, size: u32) -> bool {
         if self.cfg.bytes {
             fifo.bytes() + size as u64 > self.cfg.limit as u64 * self.cfg.mean_pktsize.0
@@ -231,6 +214,23 @@ impl Pie {
 }
 
 impl FifoAqm for Pie {
+    type Config = Config;
+
+    fn new(cfg: Config, _link: LinkInfo) -> Self {
+        Pie {
+            qdelay_ref: secs(cfg.qdelay_ref.0),
+            t_update: secs(cfg.t_update.0),
+            max_burst: secs(cfg.max_burst.0),
+            burst_allowance: secs(cfg.max_burst.0),
+            cfg,
+            drop_prob: 0.0,
+            qdelay: 0,
+            qdelay_old: 0,
+            accu_prob: 0.0,
+            rate: RateEstimator::default(),
+        }
+    }
+
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let size = env.size(pkt);
         if self.full(fifo, size) {
@@ -300,20 +300,21 @@ impl FifoAqm for Pie {
         self.qdelay_old = self.qdelay;
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([
             ("drop_prob", self.drop_prob),
             ("qdelay", to_secs(self.qdelay)),
             ("burst_allowance", to_secs(self.burst_allowance)),
             ("avg_dq_rate", self.rate.avg_rate),
-        ]
+        ]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::QueueDisc;
+    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -321,9 +322,7 @@ mod tests {
     const MS: Time = NS_PER_MS;
 
     fn pie(cfg: Config) -> (Harness, FifoQueue<Pie>) {
-        let h = Harness::new(10_000_000, 0);
-        let q = FifoQueue::new(Pie::new(cfg, h.link));
-        (h, q)
+        on_10_mbps(cfg)
     }
 
     /// Makes the last departure's sojourn `d` (timestamps): empty the queue, then two arrivals and one
@@ -432,10 +431,7 @@ mod tests {
         assert!(q.aqm.burst_allowance > 0);
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         q.aqm.burst_allowance = 0;
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::Early))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::NotEct), Some(DropReason::Early));
     }
 
     #[test]
@@ -489,10 +485,7 @@ mod tests {
         assert!(verdicts.iter().all(|v| matches!(v, QueueAction::Dropped(_, DropReason::NotEct))));
         // Above the threshold ECT packets are dropped.
         q.aqm.drop_prob = 1.0;
-        assert!(matches!(
-            h.arrive(&mut q, 1000, Ecn::Ect0),
-            Some(QueueAction::Dropped(_, DropReason::Early))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect0), Some(DropReason::Early));
     }
 
     #[test]
@@ -565,10 +558,7 @@ mod tests {
         for size in [1000, 1500, 1000] {
             assert!(h.arrive(&mut q, size, Ecn::NotEct).is_none());
         }
-        assert!(matches!(
-            h.arrive(&mut q, 600, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 600, Ecn::NotEct), Some(DropReason::Overflow));
         assert!(h.arrive(&mut q, 500, Ecn::NotEct).is_none());
         assert_eq!(q.len_bytes(), 4000);
         // drop_prob 0.5 scaled by 40/1000 for small packets: rarely selected; by 2000/1000 = 1: always.

@@ -31,7 +31,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::to_secs;
@@ -112,14 +112,12 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Red>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        ensure(self.thresh.is_finite() && self.thresh >= 0.0, "thresh", "packets >= 0 (0 = automatic)")?;
-        ensure(
-            self.maxthresh.is_finite() && self.maxthresh >= 0.0,
-            "maxthresh",
-            "packets >= 0 (0 = automatic)",
-        )?;
+        check::nonnegative("thresh", self.thresh)?;
+        check::nonnegative("maxthresh", self.maxthresh)?;
         ensure(
             self.maxthresh == 0.0 || self.thresh == 0.0 || self.maxthresh > self.thresh,
             "maxthresh",
@@ -131,21 +129,17 @@ impl DisciplineConfig for Config {
             "a weight in (0, 1], or 0 / -1 / -2 for ns-2's automatic rules",
         )?;
         ensure(self.linterm.is_finite() && self.linterm >= 1.0, "linterm", "a number >= 1 (max_p <= 1)")?;
-        ensure((0.0..=1.0).contains(&self.mark_p), "mark_p", "a probability in [0, 1]")?;
-        ensure(self.alpha > 0.0 && self.alpha <= 1.0, "alpha", "an increment in (0, 1]")?;
+        check::probability("mark_p", self.mark_p)?;
+        check::fraction("alpha", self.alpha)?;
         ensure(self.beta > 0.0 && self.beta < 1.0, "beta", "a factor in (0, 1)")?;
         check::nonnegative_secs("interval", self.interval)?;
         check::positive_secs("targetdelay", self.targetdelay)?;
-        ensure(self.top > 0.0 && self.top <= 1.0, "top", "a probability in (0, 1]")?;
+        check::fraction("top", self.top)?;
         ensure(
             self.bottom >= 0.0 && self.bottom < self.top,
             "bottom",
             "a probability in [0, top) (0 = automatic)",
         )
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Red::new(self.clone(), link)))
     }
 
     fn variant_name(&self) -> Option<&'static str> {
@@ -186,51 +180,6 @@ pub struct Red {
 }
 
 impl Red {
-    pub fn new(cfg: Config, link: LinkInfo) -> Self {
-        let ptc = link.packets_per_sec(cfg.mean_pktsize.0 as f64);
-        let w_q = match cfg.q_weight {
-            0.0 => 1.0 - (-1.0 / ptc).exp(),
-            -1.0 => {
-                let rtt = f64::max(0.1, 3.0 * (to_secs(link.delay) + 1.0 / ptc));
-                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
-            }
-            -2.0 => 1.0 - (-10.0 / ptc).exp(),
-            w => w,
-        };
-        let min_pkts =
-            if cfg.thresh == 0.0 { f64::max(5.0, cfg.targetdelay.0 * ptc / 2.0) } else { cfg.thresh };
-        let max_pkts = if cfg.maxthresh == 0.0 { 3.0 * min_pkts } else { cfg.maxthresh };
-        let unit = if cfg.queue_in_bytes { cfg.mean_pktsize.0 as f64 } else { 1.0 };
-        let (min_th, max_th) = (min_pkts * unit, max_pkts * unit);
-        let bottom =
-            if cfg.bottom == 0.0 { f64::min(0.01, 80_000.0 / link.rate_bps as f64) } else { cfg.bottom };
-        let th_diff = if max_th == min_th { 1.0 } else { max_th - min_th };
-        let max_p = 1.0 / cfg.linterm;
-        Red {
-            ptc,
-            w_q,
-            min_th,
-            max_th,
-            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
-            bottom,
-            v_a: 1.0 / th_diff,
-            v_b: -min_th / th_diff,
-            v_c: (1.0 - max_p) / max_th,
-            v_d: 2.0 * max_p - 1.0,
-            max_p,
-            avg: 0.0,
-            p_b: 0.0,
-            p_a: 0.0,
-            count: 0,
-            count_bytes: 0,
-            old: false,
-            idle: true,
-            idle_since: 0,
-            lastset: 0.0,
-            cfg,
-        }
-    }
-
     /// EWMA update for one arrival that found `q` waiting, after `m` virtual idle-period arrivals; then
     /// ARED's max_p adaptation, which ns-2 runs inside the estimator.
     fn update_avg(&mut self, q: f64, m: u64, now: f64) {
@@ -310,6 +259,53 @@ impl Red {
 }
 
 impl FifoAqm for Red {
+    type Config = Config;
+
+    fn new(cfg: Config, link: LinkInfo) -> Self {
+        let ptc = link.packets_per_sec(cfg.mean_pktsize.0 as f64);
+        let w_q = match cfg.q_weight {
+            0.0 => 1.0 - (-1.0 / ptc).exp(),
+            -1.0 => {
+                let rtt = f64::max(0.1, 3.0 * (to_secs(link.delay) + 1.0 / ptc));
+                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+            }
+            -2.0 => 1.0 - (-10.0 / ptc).exp(),
+            w => w,
+        };
+        let min_pkts =
+            if cfg.thresh == 0.0 { f64::max(5.0, cfg.targetdelay.0 * ptc / 2.0) } else { cfg.thresh };
+        let max_pkts = if cfg.maxthresh == 0.0 { 3.0 * min_pkts } else { cfg.maxthresh };
+        let unit = if cfg.queue_in_bytes { cfg.mean_pktsize.0 as f64 } else { 1.0 };
+        let (min_th, max_th) = (min_pkts * unit, max_pkts * unit);
+        let bottom =
+            if cfg.bottom == 0.0 { f64::min(0.01, 80_000.0 / link.rate_bps as f64) } else { cfg.bottom };
+        let th_diff = if max_th == min_th { 1.0 } else { max_th - min_th };
+        let max_p = 1.0 / cfg.linterm;
+        Red {
+            ptc,
+            w_q,
+            min_th,
+            max_th,
+            limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
+            bottom,
+            v_a: 1.0 / th_diff,
+            v_b: -min_th / th_diff,
+            v_c: (1.0 - max_p) / max_th,
+            v_d: 2.0 * max_p - 1.0,
+            max_p,
+            avg: 0.0,
+            p_b: 0.0,
+            p_a: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            idle: true,
+            idle_since: 0,
+            lastset: 0.0,
+            cfg,
+        }
+    }
+
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let size = env.size(pkt);
         let m = if std::mem::take(&mut self.idle) {
@@ -365,20 +361,22 @@ impl FifoAqm for Red {
         p
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([
             ("avg", self.avg),
             ("p_b", self.p_b),
             ("p_a", self.p_a),
             ("max_p", self.max_p),
             ("count", self.count as f64),
-        ]
+        ]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueDisc;
+    use crate::aqm::state_of;
     use crate::aqm::testutil::{assert_rejected, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
@@ -540,11 +538,11 @@ mod tests {
         assert!(q.aqm.old);
         assert_eq!(q.aqm.count, 1);
         // avg = 3 = max_th: p_b = 1, count 2 → p_a = 1: early drop of the arrival.
-        assert_eq!(h.arrive(&mut q, 500, Ecn::NotEct).map(reason), Some(Some(DropReason::Early)));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::NotEct), Some(DropReason::Early));
         assert_eq!(q.aqm.count, 0);
-        assert_eq!(q.state()[1], ("p_b", 1.0));
+        assert_eq!(state_of(&q)[1], ("p_b", 1.0));
         // count 1 after the drop: p_a = 1/(2 − 1) = 1 again.
-        assert_eq!(h.arrive(&mut q, 500, Ecn::NotEct).map(reason), Some(Some(DropReason::Early)));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::NotEct), Some(DropReason::Early));
         // Below min_th the flag clears; the next crossing is spared again.
         h.depart(&mut q);
         h.depart(&mut q);
@@ -586,7 +584,7 @@ mod tests {
             assert!(h.arrive(&mut q, 500, Ecn::Ect0).is_none());
         }
         q.aqm.count = 7;
-        assert_eq!(h.arrive(&mut q, 500, Ecn::Ect0).map(reason), Some(Some(DropReason::Overflow)));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::Ect0), Some(DropReason::Overflow));
         assert_eq!((q.len_packets(), q.aqm.count), (5, 0));
         // Byte mode: 3 × 500 = 1500 B; an arrival is accepted while fewer bytes wait, even if it overshoots.
         let mut qb =
@@ -594,7 +592,7 @@ mod tests {
         for size in [1000, 400, 1000] {
             assert!(h.arrive(&mut qb, size, Ecn::NotEct).is_none());
         }
-        assert_eq!(h.arrive(&mut qb, 40, Ecn::NotEct).map(reason), Some(Some(DropReason::Overflow)));
+        assert_eq!(h.arrival_dropped(&mut qb, 40, Ecn::NotEct), Some(DropReason::Overflow));
         assert_eq!(qb.len_bytes(), 2400);
     }
 
@@ -629,7 +627,7 @@ mod tests {
         for k in 0..6 {
             assert!(!matches!(h.arrive(&mut q, 500, Ecn::Ect0), Some(QueueAction::Dropped(..))), "q = {k}");
         }
-        assert_eq!(h.arrive(&mut q, 500, Ecn::Ect0).map(reason), Some(Some(DropReason::Early)));
+        assert_eq!(h.arrival_dropped(&mut q, 500, Ecn::Ect0), Some(DropReason::Early));
         assert_eq!(q.len_packets(), 6);
     }
 

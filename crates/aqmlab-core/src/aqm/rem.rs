@@ -18,7 +18,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
@@ -71,22 +71,20 @@ impl Default for Config {
 }
 
 impl DisciplineConfig for Config {
+    type Discipline = FifoQueue<Rem>;
+
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        ensure(self.gamma.is_finite() && self.gamma >= 0.0, "gamma", "a finite step size >= 0")?;
+        check::nonnegative("gamma", self.gamma)?;
         ensure(self.phi.is_finite() && self.phi > 1.0, "phi", "a base > 1")?;
-        ensure(self.qref.is_finite() && self.qref >= 0.0, "qref", "packets >= 0")?;
+        check::nonnegative("qref", self.qref)?;
         ensure(
             self.pupdtime.0.is_finite() && self.pupdtime.0 >= 1e-9,
             "pupdtime",
             "an update period of at least 1 ns, in seconds",
         )?;
-        ensure(self.inw > 0.0 && self.inw <= 1.0, "inw", "a weight in (0, 1]")?;
-        ensure(self.alpha.is_finite() && self.alpha >= 0.0, "alpha", "a finite weight >= 0")
-    }
-
-    fn build(&self, link: LinkInfo) -> Box<dyn QueueDisc> {
-        Box::new(FifoQueue::new(Rem::new(self.clone(), link)))
+        check::fraction("inw", self.inw)?;
+        check::nonnegative("alpha", self.alpha)
     }
 }
 
@@ -106,7 +104,21 @@ pub struct Rem {
 }
 
 impl Rem {
-    pub fn new(cfg: Config, link: LinkInfo) -> Self {
+    /// True with the (byte-scaled) marking probability for a packet of `size` bytes.
+    fn selected(&self, size: u32, env: &mut QueueEnv) -> bool {
+        let p = if self.cfg.queue_in_bytes {
+            byte_scaled(self.prob, size, self.cfg.mean_pktsize.0)
+        } else {
+            self.prob
+        };
+        env.uniform() <= p
+    }
+}
+
+impl FifoAqm for Rem {
+    type Config = Config;
+
+    fn new(cfg: Config, link: LinkInfo) -> Self {
         Rem {
             limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
             period: secs(cfg.pupdtime.0),
@@ -120,18 +132,6 @@ impl Rem {
         }
     }
 
-    /// True with the (byte-scaled) marking probability for a packet of `size` bytes.
-    fn selected(&self, size: u32, env: &mut QueueEnv) -> bool {
-        let p = if self.cfg.queue_in_bytes {
-            byte_scaled(self.prob, size, self.cfg.mean_pktsize.0)
-        } else {
-            self.prob
-        };
-        env.uniform() <= p
-    }
-}
-
-impl FifoAqm for Rem {
     fn enqueue(&mut self, pkt: PacketId, fifo: &mut Fifo, env: &mut QueueEnv) {
         let size = env.size(pkt);
         let amount = if self.cfg.queue_in_bytes { size as u64 } else { 1 };
@@ -168,14 +168,15 @@ impl FifoAqm for Rem {
         self.arrivals = 0.0;
     }
 
-    fn state(&self) -> Vec<(&'static str, f64)> {
-        vec![("price", self.price), ("p", self.prob), ("in_avg", self.in_avg)]
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.extend([("price", self.price), ("p", self.prob), ("in_avg", self.in_avg)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::aqm::QueueDisc;
     use crate::aqm::testutil::{assert_rejected, near_binomial, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
@@ -272,10 +273,7 @@ mod tests {
         let mut q = FifoQueue::new(Rem::new(Config { limit: 2, queue_in_bytes: true, ..Default::default() }, h.link));
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 900, Ecn::NotEct).is_none());
-        assert!(matches!(
-            h.arrive(&mut q, 100, Ecn::NotEct),
-            Some(QueueAction::Dropped(_, DropReason::Overflow))
-        ));
+        assert_eq!(h.arrival_dropped(&mut q, 100, Ecn::NotEct), Some(DropReason::Overflow));
         assert_eq!(q.len_bytes(), 1900);
     }
 
@@ -284,7 +282,7 @@ mod tests {
         let mut h = Harness::new(RATE, 0);
         let mut q = FifoQueue::new(Rem::new(Config::default(), h.link));
         q.aqm.prob = 1.0;
-        assert!(matches!(h.arrive(&mut q, 40, Ecn::Ect0), Some(QueueAction::Dropped(_, DropReason::Early))));
+        assert_eq!(h.arrival_dropped(&mut q, 40, Ecn::Ect0), Some(DropReason::Early));
         let mut q = FifoQueue::new(Rem::new(Config { queue_in_bytes: true, ..Default::default() }, h.link));
         q.aqm.prob = 0.5;
         let n = 50_000;

@@ -229,6 +229,8 @@ pub struct Simulation<'s> {
     sink: Option<RecordSink<'s>>,
     samples: QueueSamples,
     aqm_samples: AqmSamples,
+    /// Reused at every sample for a discipline's state, so sampling allocates nothing.
+    aqm_state: Vec<(&'static str, f64)>,
     /// Per link direction: its samples' count, sum and sum of squares (the samples may have gone to
     /// the sink).
     sample_sums: Vec<Sums>,
@@ -359,6 +361,7 @@ impl<'s> Simulation<'s> {
             sink,
             samples: QueueSamples::default(),
             aqm_samples: AqmSamples::default(),
+            aqm_state: Vec::new(),
             sample_sums: vec![Sums::default(); model.links.len()],
             cwnd_trace: CwndTrace::default(),
             traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
@@ -523,8 +526,10 @@ impl<'s> Simulation<'s> {
             self.samples.q_bytes.push(bytes);
             self.samples.sojourn_s.push(crate::sim::time::to_secs(self.queues[l as usize].sojourn.last));
             self.sample_sums[l as usize].add(packets as f64);
-            // Drop-tail's state is empty: nothing allocated, no rows.
-            for (variable, value) in self.queues[l as usize].disc.state() {
+            // Drop-tail's state is empty: no rows.
+            self.aqm_state.clear();
+            self.queues[l as usize].disc.state(&mut self.aqm_state);
+            for &(variable, value) in &self.aqm_state {
                 self.aqm_samples.link.push(l);
                 self.aqm_samples.t.push(t);
                 self.aqm_samples.variable.push(variable);

@@ -68,9 +68,7 @@ impl Simulation<'_> {
                 sojourn_p90_s: sojourn.p90,
                 sojourn_p99_s: sojourn.p99,
                 sojourn_max_s: sojourn.max,
-                queue_state: q
-                    .disc
-                    .state()
+                queue_state: crate::aqm::state_of(&*q.disc)
                     .iter()
                     .map(|(k, v)| format!("{k}={v:.6}"))
                     .collect::<Vec<_>>()
