@@ -47,6 +47,8 @@ TABLES = (
     "cwnd_trace",
     "flow_series",
     "user_series",
+    "window_links",
+    "window_responses",
     "classes",
     "generators",
     "responses",
@@ -352,6 +354,14 @@ class RunResult:
     user_series = _Table(
         """With ``measure.user_series``, per ``[[web_users]]`` generator and sample: ``generator``, ``t``,
         ``waiting`` (users fetching a page), ``thinking``; empty otherwise."""
+    )
+    window_links = _Table(
+        """With ``measure.window``, per link direction and window from the warm-up on: ``link``,
+        ``t_start``, ``t_end``, ``arrivals``, ``drops``, ``marks``, ``departure_bytes``; empty otherwise."""
+    )
+    window_responses = _Table(
+        """With ``measure.window``, per class and window in which it completed pairs: ``class``,
+        ``t_start``, ``t_end``, ``pairs``, ``mean_s``, ``p50_s``, ``p90_s``, ``p99_s``; empty otherwise."""
     )
 
     @property

@@ -1,5 +1,6 @@
 //! A resource estimate of a run, made before anything is allocated: how many flows, link directions,
-//! packets in flight (at most), queue and AQM samples, window-trace rows and flow-series rows the run holds,
+//! packets in flight (at most), queue and AQM samples, window-trace rows, flow-series rows and windowed
+//! statistics rows the run holds,
 //! and the memory its in-memory tables need. [`load_checked`](crate::load_checked) refuses a scenario
 //! whose estimate is over a [`Limit`] (by default half of the machine's memory), naming the setting to
 //! change.
@@ -43,6 +44,10 @@ pub const FLOW_SERIES_ROW_FILE_BYTES: u64 = 8;
 /// Bytes per row of the web users' series (four columns, kept in memory to the end), as a flow series
 /// row.
 pub const USER_SERIES_ROW_BYTES: u64 = FLOW_SERIES_ROW_BYTES;
+/// Bytes per row of the windowed statistics (`window_links`: seven columns, `window_responses`: eight;
+/// the same path as the queue samples, whose five columns take 165 B) in memory and in their files.
+pub const WINDOW_ROW_BYTES: u64 = 260;
+pub const WINDOW_ROW_FILE_BYTES: u64 = 32;
 /// Bytes per packet record of a pcap capture in memory: its bytes in the engine's batch and their copy
 /// handed to Python.
 pub const PCAP_RECORD_BYTES: u64 = 2 * crate::engine::pcap::RECORD_FILE_BYTES;
@@ -96,7 +101,7 @@ fn mem_total(meminfo: &str) -> Option<u64> {
 #[derive(Clone, Debug, Serialize)]
 pub struct Part {
     /// `"flows"`, `"link directions"`, `"packets in flight"`, `"queue samples"`, `"cwnd trace rows"`,
-    /// `"flow series rows"`.
+    /// `"flow series rows"`, `"window rows"`.
     pub what: &'static str,
     pub items: u64,
     /// Bytes per item.
@@ -135,6 +140,11 @@ pub struct Estimate {
     pub flow_series_rows: u64,
     /// Rows of the web users' series (`measure.user_series`): one per `[[web_users]]` generator and sample.
     pub user_series_rows: u64,
+    /// Statistics windows (`measure.window`), the last one possibly shorter.
+    pub windows: u64,
+    /// An upper bound on the rows of `window_links` and `window_responses`: per window, one per link
+    /// direction and (once the model is built) one per traffic class.
+    pub window_rows: u64,
     /// An upper bound on the packet records of the pcap captures (`measure.pcap`; streamed runs only):
     /// each captured direction busy all the window with the smallest packets.
     pub pcap_records: u64,
@@ -187,6 +197,11 @@ impl Estimate {
         let series_samples = if s.measure.flow_series { samples } else { 0 };
         let user_series_rows =
             if s.measure.user_series { (s.web_users.len() as u64).saturating_mul(samples) } else { 0 };
+        // A zero window, or one longer than the measured period, is an error the model reports itself.
+        let windows = match s.measure.window {
+            Some(w) if w.0 > 0 && warmup < duration => (duration - warmup).div_ceil(w.0),
+            _ => 0,
+        };
         let http_connections = s
             .http
             .iter()
@@ -209,6 +224,8 @@ impl Estimate {
             traced_flows: 0,
             flow_series_rows: flows.saturating_mul(series_samples),
             user_series_rows,
+            windows,
+            window_rows: link_directions.saturating_mul(windows),
             http_connections,
             ..Estimate::default()
         };
@@ -284,6 +301,9 @@ impl Estimate {
                 ),
             ));
         }
+        if e.window_rows > 0 {
+            e.parts.push(window_part(streamed, e.window_rows, link_directions, windows));
+        }
         e.total();
         e
     }
@@ -299,12 +319,15 @@ impl Estimate {
         e.sampled_links = m.sample_links.len() as u64;
         e.queue_samples = e.sampled_links.saturating_mul(e.samples_per_link);
         e.flow_series_rows = e.flows.saturating_mul(series_per_flow);
+        let window_rows_each = e.link_directions.saturating_add(m.classes.len() as u64);
+        e.window_rows = window_rows_each.saturating_mul(e.windows);
         for p in &mut e.parts {
             match p.what {
                 "flows" => p.items = e.flows,
                 "link directions" => p.items = e.link_directions,
                 "queue samples" => p.items = e.queue_samples,
                 "flow series rows" => p.items = e.flow_series_rows,
+                "window rows" => p.items = e.window_rows,
                 _ => {}
             }
             let file_each = if p.streamed { p.file_bytes / p.items.max(1) } else { 0 };
@@ -547,6 +570,21 @@ fn pcap_part(m: &Model) -> Part {
         .saturating_mul(RECORD_FILE_BYTES)
         .saturating_add(FILE_HEADER_BYTES * m.pcap_links.len() as u64);
     Part { bytes: batches.saturating_mul(PCAP_RECORD_BYTES), streamed: true, file_bytes, ..p }
+}
+
+/// The windowed statistics: `rows` over `windows` windows of `links` link directions (and the classes).
+fn window_part(streamed: bool, rows: u64, links: u64, windows: u64) -> Part {
+    let advice = format!(
+        "{} link directions in {} windows: use longer windows (`measure.window`) or a shorter run \
+         (`duration`)",
+        human_count(links),
+        human_count(windows)
+    );
+    streamed_part(
+        streamed,
+        WINDOW_ROW_FILE_BYTES,
+        part("window rows", rows, WINDOW_ROW_BYTES, "measure.window".into(), &advice),
+    )
 }
 
 fn part(what: &'static str, items: u64, each: u64, setting: String, advice: &str) -> Part {
@@ -800,6 +838,26 @@ between = "dumbbell"
             (p.bytes, p.setting.as_str()),
             (2 * 50_001 * USER_SERIES_ROW_BYTES, "measure.user_series")
         );
+    }
+
+    /// The windowed statistics: per window (the last one shorter when the window does not divide the
+    /// measured period), a row per link direction and, once the model is built, per traffic class;
+    /// streamed like the queue samples, and far too many are refused at `measure.window`.
+    #[test]
+    fn window_rows_are_counted_and_refused_when_too_many() {
+        let off = estimate(DUMBBELL, &[]);
+        assert_eq!((off.windows, off.window_rows), (0, 0));
+        assert!(off.parts.iter().all(|p| p.what != "window rows"));
+        // 50 s measured in windows of 15 s: three and a last one of 5 s; 402 link directions, 1 class.
+        let e = estimate(DUMBBELL, &["measure.window=\"15s\""]);
+        assert_eq!((e.link_directions, e.windows, e.window_rows), (402, 4, 4 * 403));
+        let p = e.parts.iter().find(|p| p.what == "window rows").unwrap();
+        assert_eq!((p.bytes, p.setting.as_str()), (4 * 403 * WINDOW_ROW_BYTES, "measure.window"));
+        let overrides = ["measure.window=\"1ns\"", "measure.sample_links=[]"].map(String::from);
+        let disk = Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() };
+        let err = crate::load_checked(DUMBBELL, "t.toml", &overrides, None, disk, true).unwrap_err();
+        assert_eq!(err.path, "measure.window", "{err}");
+        assert!(err.message.contains("402 link directions in 50,000,000,000 windows"), "{err}");
     }
 
     /// Captures count a batch per captured direction in memory and every record (at most one per

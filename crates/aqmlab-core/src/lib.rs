@@ -88,14 +88,14 @@ pub fn check(
 }
 
 /// Simulates a model; `progress` is called with the simulated time every 0.5% of the run. Pair
-/// records (with `measure.pair_records`), queue samples and the window trace are returned in the
-/// result.
+/// records (with `measure.pair_records`), queue samples, the window trace and the windowed statistics
+/// (with `measure.window`) are returned in the result.
 pub fn run(model: Model, progress: Option<Progress>) -> RunResult {
     Simulation::new(model, None).run(progress)
 }
 
-/// As [`run`], but completed pairs, queue samples and window-trace rows go to `sink` in batches
-/// instead of accumulating in memory (the result's columns of these tables are empty).
+/// As [`run`], but completed pairs, queue samples, window-trace rows and the windowed statistics go to
+/// `sink` in batches instead of accumulating in memory (the result's columns of these tables are empty).
 pub fn run_with_sink(model: Model, progress: Option<Progress>, sink: RecordSink) -> RunResult {
     Simulation::new(model, Some(sink)).run(progress)
 }

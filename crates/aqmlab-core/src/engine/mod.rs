@@ -4,6 +4,7 @@
 //! - [`flows`]: TCP connections and their applications, UDP sources, PackMime generators;
 //! - [`series`]: the per-flow throughput series;
 //! - [`pcap`]: packet captures of chosen link directions;
+//! - [`windows`]: the windowed statistics (`measure.window`);
 //! - [`results`]: the tables a run returns.
 //!
 //! Flows live in slots; a slot freed by a finished connection is reused with a new generation number,
@@ -15,13 +16,17 @@ pub mod pcap;
 mod results;
 mod series;
 mod web;
+mod windows;
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8, "keep events small (see Event)");
 
 use crate::aqm::FifoBuffer;
 use crate::metrics::response::{PairColumns, ResponseHistogram};
 use crate::metrics::sojourn::Sojourn;
-use crate::metrics::{AqmSamples, ClassCounters, CwndTrace, FlowSeries, QueueLength, QueueSamples, Sums};
+use crate::metrics::{
+    AqmSamples, ClassCounters, CwndTrace, FlowSeries, QueueLength, QueueSamples, Sums, WindowLinks,
+    WindowResponses,
+};
 use crate::net::loss::LossModel;
 use crate::net::packet::NO_PACKET;
 use crate::net::{PacketArena, PacketId};
@@ -176,6 +181,10 @@ pub enum Batch<'a> {
     CwndTrace(&'a CwndTrace),
     /// The per-flow throughput series (with `measure.flow_series`).
     FlowSeries(&'a FlowSeries),
+    /// Link directions' counters per statistics window (with `measure.window`).
+    WindowLinks(&'a WindowLinks),
+    /// Classes' completed pairs and response times per statistics window (with `measure.window`).
+    WindowResponses(&'a WindowResponses),
     /// Records of link direction `link`'s capture (`measure.pcap`), to append to its pcap file: the
     /// first batch of each starts with the file header.
     Pcap {
@@ -185,8 +194,9 @@ pub enum Batch<'a> {
 }
 
 /// Receives the rows of the tables that grow with the run's length (pair records, queue and AQM samples, the
-/// window trace, the flow series, packet captures) in batches of at most [`RECORD_BATCH`] rows, so that they are never
-/// all in memory; the result's columns of these tables are then empty.
+/// window trace, the flow series, the windowed statistics, packet captures) in batches of at most
+/// [`RECORD_BATCH`] rows, so that they are never all in memory; the result's columns of these tables are
+/// then empty.
 pub type RecordSink<'a> = &'a mut dyn FnMut(Batch<'_>);
 
 /// Rows handed to the sink at once.
@@ -240,6 +250,10 @@ pub struct Simulation<'s> {
     /// Per static flow slot: its one-way delays and finite transfer, for the `flows` table.
     flow_measures: Vec<FlowMeasures>,
     series: series::FlowSeriesState,
+    /// The end of the current statistics window (`Time::MAX` without `measure.window`): checked before
+    /// every event.
+    window_end: Time,
+    windows: windows::Windows,
     /// The captured link directions (`measure.pcap`; only with a sink).
     captures: Vec<pcap::Capture>,
     event_count: u64,
@@ -367,6 +381,8 @@ impl<'s> Simulation<'s> {
             traced: (0..model.flows.len() as u32).map(|f| model.trace_cwnd.contains(&f)).collect(),
             flow_measures: model.flows.iter().map(FlowMeasures::new).collect(),
             series: series::FlowSeriesState::new(model.flows.len()),
+            window_end: windows::Windows::first_end(&model),
+            windows: windows::Windows::new(&model),
             captures,
             event_count: 0,
             actions: Vec::new(),
@@ -399,6 +415,9 @@ impl<'s> Simulation<'s> {
         let mut next_report = report_every;
         let mut ended_by = "duration";
         while let Some((t, ev)) = self.events.pop_until(end) {
+            if t > self.window_end {
+                self.close_windows_before(t);
+            }
             self.now = t;
             self.event_count += 1;
             self.handle(ev);
@@ -419,6 +438,8 @@ impl<'s> Simulation<'s> {
         if ended_by == "duration" {
             self.now = end;
         }
+        // Before the links are caught up to the end, which the windows ending earlier must not see.
+        self.close_last_windows();
         self.catch_up_all();
         if self.model.flow_series && self.now > self.series.at {
             self.sample_flows(); // the last, shorter interval
@@ -427,6 +448,7 @@ impl<'s> Simulation<'s> {
         self.flush_samples();
         self.flush_cwnd_trace();
         self.flush_flow_series();
+        self.flush_windows();
         self.flush_captures();
         self.results(ended_by)
     }
@@ -453,8 +475,7 @@ impl<'s> Simulation<'s> {
         if r.start < self.model.warmup {
             return;
         }
-        let secs = crate::sim::time::to_secs(r.end - r.start);
-        self.responses[r.class as usize].add(secs, r.request_bytes, r.response_bytes);
+        self.count_response(r);
         if self.model.pair_records {
             self.pairs.push(r);
             if self.sink.is_some() && self.pairs.len() >= RECORD_BATCH {
@@ -466,6 +487,16 @@ impl<'s> Simulation<'s> {
                 self.pairs_done += 1;
                 self.stop_requested |= self.pairs_done >= k;
             }
+        }
+    }
+
+    /// Adds a pair (or page) started after the warm-up to its class's response times, and to the
+    /// current statistics window's.
+    fn count_response(&mut self, r: &PairRecord) {
+        let secs = crate::sim::time::to_secs(r.end - r.start);
+        self.responses[r.class as usize].add(secs, r.request_bytes, r.response_bytes);
+        if let Some(window) = self.windows.pairs.get_mut(r.class as usize) {
+            window.add(secs, r.request_bytes, r.response_bytes);
         }
     }
 
@@ -635,9 +666,9 @@ mod sink_tests {
         serde_json::Value::Object(table)
     }
 
-    /// With a record sink, queue samples, AQM samples, window-trace and flow-series rows come in batches of at most
-    /// [`RECORD_BATCH`] rows and, put together, are exactly what a run without a sink returns; the
-    /// result's own columns are empty.
+    /// With a record sink, queue samples, AQM samples, window-trace, flow-series and window-link rows come
+    /// in batches of at most [`RECORD_BATCH`] rows and, put together, are exactly what a run without a
+    /// sink returns; the result's own columns are empty.
     #[test]
     fn streamed_samples_and_trace_equal_the_in_memory_tables() {
         let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
@@ -649,6 +680,8 @@ mod sink_tests {
             "measure.sample_links=[\"all\"]",
             "measure.trace_cwnd=[0, 3]",
             "measure.flow_series=true",
+            // 18 link directions in 7000 windows: more than one batch.
+            "measure.window=\"1ms\"",
             // RED's five variables on both bottleneck directions: more than one batch of AQM samples.
             r#"dumbbell.queue={kind="red", limit=1000}"#,
         ]
@@ -661,7 +694,10 @@ mod sink_tests {
         assert!(whole.queue_samples.len() > RECORD_BATCH, "more than one batch");
         assert!(!whole.cwnd_trace.is_empty());
         assert_eq!(whole.flow_series.len(), 4 * 7000, "4 flows, every 1 ms after the warm-up");
+        assert!(whole.window_links.len() > RECORD_BATCH, "more than one batch");
+        assert!(whole.window_responses.is_empty(), "bulk transfers complete no pairs");
         let (mut samples, mut aqm, mut trace, mut series) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut windows = Vec::new();
         let mut batches = 0;
         let mut sink = |b: Batch| {
             batches += 1;
@@ -682,7 +718,13 @@ mod sink_tests {
                     assert!(s.len() <= RECORD_BATCH + model.flows.len());
                     series.push(json(&s));
                 }
-                Batch::Pairs(_) | Batch::Pcap { .. } => panic!("no pair records or captures asked for"),
+                Batch::WindowLinks(w) => {
+                    assert!(w.len() <= RECORD_BATCH + model.links.len());
+                    windows.push(json(&w));
+                }
+                Batch::Pairs(_) | Batch::Pcap { .. } | Batch::WindowResponses(_) => {
+                    panic!("no pair records or captures asked for, and no pairs complete")
+                }
             }
         };
         let streamed = crate::run_with_sink(model.clone(), None, &mut sink);
@@ -694,6 +736,8 @@ mod sink_tests {
         assert_eq!(joined(&aqm), json(&whole.aqm_samples));
         assert_eq!(joined(&trace), json(&whole.cwnd_trace));
         assert_eq!(joined(&series), json(&whole.flow_series));
+        assert!(streamed.window_links.is_empty());
+        assert_eq!(joined(&windows), json(&whole.window_links));
         assert_eq!(json(&streamed.flows), json(&whole.flows));
         // The links' sample statistics come from running sums, not from the (streamed) samples.
         assert!(whole.links.iter().all(|l| l.q_samples == 7001), "every link sampled");

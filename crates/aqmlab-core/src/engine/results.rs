@@ -17,6 +17,24 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 impl Simulation<'_> {
+    /// Link direction `l`'s counters so far in the measurement window, per traffic class (the rows of
+    /// `link_classes`; their sum is its row of `links`).
+    pub(super) fn link_class_counters(&self, l: usize) -> Vec<ClassCounters> {
+        let stride = self.class_count;
+        (l * stride..(l + 1) * stride)
+            .map(|k| {
+                let t = self.link_traffic[k];
+                ClassCounters {
+                    arrivals: t.arrivals,
+                    arrival_bytes: t.arrival_bytes,
+                    departures: t.departures,
+                    departure_bytes: t.departure_bytes,
+                    ..self.link_counters[k].clone()
+                }
+            })
+            .collect()
+    }
+
     pub(super) fn results(mut self, ended_by: &str) -> RunResult {
         let flow_series = self.series.take();
         let m = &self.model;
@@ -24,20 +42,8 @@ impl Simulation<'_> {
         let mut links = Vec::new();
         let mut link_classes = Vec::new();
         let mut class_totals = vec![ClassCounters::default(); m.classes.len()];
-        let stride = self.class_count;
         for (i, (q, lm)) in self.queues.iter().zip(&m.links).enumerate() {
-            let by_class: Vec<ClassCounters> = (i * stride..(i + 1) * stride)
-                .map(|k| {
-                    let t = self.link_traffic[k];
-                    ClassCounters {
-                        arrivals: t.arrivals,
-                        arrival_bytes: t.arrival_bytes,
-                        departures: t.departures,
-                        departure_bytes: t.departure_bytes,
-                        ..self.link_counters[k].clone()
-                    }
-                })
-                .collect();
+            let by_class = self.link_class_counters(i);
             let total = ClassCounters::total(&by_class);
             let (q_mean, q_std, q_max) = q.length.stats(self.now, 0);
             let (qb_mean, qb_std, _) = q.length.stats(self.now, 1);
@@ -183,7 +189,7 @@ impl Simulation<'_> {
                 class: m.classes[c].clone(),
                 pairs: h.pairs,
                 incomplete: incomplete[c],
-                mean_s: if h.pairs > 0 { h.sum_secs / h.pairs as f64 } else { f64::NAN },
+                mean_s: h.mean_secs(),
                 p10_s: h.times.quantile(0.1),
                 p50_s: h.times.quantile(0.5),
                 p90_s: h.times.quantile(0.9),
@@ -239,6 +245,8 @@ impl Simulation<'_> {
             flow_series,
             user_series_names: m.web_users.iter().map(|w| w.name.clone()).collect(),
             user_series: self.user_series,
+            window_links: self.windows.links,
+            window_responses: self.windows.responses,
             classes,
             generators,
             responses,

@@ -147,8 +147,7 @@ impl Simulation<'_> {
         if r.start < self.model.warmup {
             return;
         }
-        let secs = time::to_secs(r.end - r.start);
-        self.responses[r.class as usize].add(secs, r.request_bytes, r.response_bytes);
+        self.count_response(r);
         if self.model.pair_records {
             self.pairs.push(r);
             if self.sink.is_some() && self.pairs.len() >= RECORD_BATCH {

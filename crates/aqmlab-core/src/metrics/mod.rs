@@ -2,8 +2,9 @@
 //! queueing delays, per-flow one-way delays, periodic queue and throughput samples, and the result
 //! tables a run returns.
 //!
-//! Nothing here grows with simulated time except the optional sample and trace columns, whose size the
-//! scenario chooses (sampled links or flows × duration / interval).
+//! Nothing here grows with simulated time except the optional sample, trace and window columns, whose
+//! size the scenario chooses (sampled links or flows × duration / interval, links and classes × duration
+//! / window).
 
 pub mod histogram;
 pub mod ks;
@@ -293,6 +294,57 @@ impl FlowSeries {
     }
 }
 
+/// Per link direction and statistics window (`measure.window`), column-wise: the link's counters in
+/// the window (differences of the counters of the `links` table at the window's two ends).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct WindowLinks {
+    /// Index into the model's link directions.
+    pub link: Vec<u32>,
+    pub t_start: Vec<f64>,
+    pub t_end: Vec<f64>,
+    pub arrivals: Vec<u64>,
+    /// Every drop (overflow, early, not-ECT, error model), as the `links` table's `drops`.
+    pub drops: Vec<u64>,
+    pub marks: Vec<u64>,
+    pub departure_bytes: Vec<u64>,
+}
+
+impl WindowLinks {
+    pub fn len(&self) -> usize {
+        self.link.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.link.is_empty()
+    }
+}
+
+/// Per traffic class and statistics window (`measure.window`) in which the class completed pairs,
+/// column-wise: the pairs completed in the window, counted as the `responses` table counts them, and
+/// their response times.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct WindowResponses {
+    /// Index into the model's traffic classes.
+    pub class: Vec<u16>,
+    pub t_start: Vec<f64>,
+    pub t_end: Vec<f64>,
+    pub pairs: Vec<u64>,
+    pub mean_s: Vec<f64>,
+    pub p50_s: Vec<f64>,
+    pub p90_s: Vec<f64>,
+    pub p99_s: Vec<f64>,
+}
+
+impl WindowResponses {
+    pub fn len(&self) -> usize {
+        self.class.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.class.is_empty()
+    }
+}
+
 /// Congestion-window trace of the traced flows, column-wise.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CwndTrace {
@@ -420,6 +472,10 @@ pub struct RunResult {
     /// Names of the `[[web_users]]` generators referenced by `user_series.generator`.
     pub user_series_names: Vec<String>,
     pub user_series: UserSeries,
+    /// With `measure.window` and no record sink: `link` indexes the model's links.
+    pub window_links: WindowLinks,
+    /// With `measure.window` and no record sink: `class` indexes the model's classes.
+    pub window_responses: WindowResponses,
     pub classes: Vec<ClassRow>,
     pub generators: Vec<GeneratorRow>,
     pub responses: Vec<response::ResponseRow>,

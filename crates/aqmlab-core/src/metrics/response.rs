@@ -37,6 +37,15 @@ impl ResponseHistogram {
         self.request_bytes += request;
         self.response_bytes += response;
     }
+
+    /// The mean response time, seconds (NaN without pairs).
+    pub fn mean_secs(&self) -> f64 {
+        if self.pairs > 0 {
+            self.sum_secs / self.pairs as f64
+        } else {
+            f64::NAN
+        }
+    }
 }
 
 /// One row of the `responses` table: request/response pairs of one class.

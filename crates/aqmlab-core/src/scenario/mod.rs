@@ -87,6 +87,9 @@ pub struct Measure {
     pub user_series: bool,
     /// Link directions (`"A->B"`) whose departures are written to `pcap/<link>.pcap` (headers only).
     pub pcap: Vec<String>,
+    /// Length of the windows of the windowed statistics (`window_links`, `window_responses`): from the
+    /// warm-up on, every window's link counters and response-time quantiles (default: none).
+    pub window: Option<Duration>,
 }
 
 impl Default for Measure {
@@ -100,6 +103,7 @@ impl Default for Measure {
             flow_series: false,
             user_series: false,
             pcap: Vec::new(),
+            window: None,
         }
     }
 }

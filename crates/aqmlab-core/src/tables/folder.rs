@@ -60,6 +60,8 @@ pub struct TableFiles {
     aqm_samples: TableFile,
     cwnd_trace: TableFile,
     flow_series: TableFile,
+    window_links: TableFile,
+    window_responses: TableFile,
     /// With `measure.pair_records`.
     pairs: Option<TableFile>,
 }
@@ -86,6 +88,16 @@ impl TableFiles {
             )?,
             cwnd_trace: TableFile::create(dir, "cwnd_trace", &super::cwnd_trace(&Default::default()))?,
             flow_series: TableFile::create(dir, "flow_series", &super::flow_series(&Default::default()))?,
+            window_links: TableFile::create(
+                dir,
+                "window_links",
+                &super::window_links(&Default::default(), &[]),
+            )?,
+            window_responses: TableFile::create(
+                dir,
+                "window_responses",
+                &super::window_responses(&Default::default(), &[]),
+            )?,
             pairs,
             link_names,
             class_names,
@@ -99,6 +111,10 @@ impl TableFiles {
             Batch::AqmSamples(a) => self.aqm_samples.append(&super::aqm_samples(a, &self.link_names)),
             Batch::CwndTrace(c) => self.cwnd_trace.append(&super::cwnd_trace(c)),
             Batch::FlowSeries(s) => self.flow_series.append(&super::flow_series(s)),
+            Batch::WindowLinks(w) => self.window_links.append(&super::window_links(w, &self.link_names)),
+            Batch::WindowResponses(w) => {
+                self.window_responses.append(&super::window_responses(w, &self.class_names))
+            }
             Batch::Pairs(p) => match &mut self.pairs {
                 Some(file) => file.append(&super::pairs(p, &self.class_names)),
                 None => Ok(()),
@@ -109,10 +125,15 @@ impl TableFiles {
 
     /// Closes the streamed tables' files and writes the end-of-run tables of `result`.
     pub fn finish(self, result: &RunResult) -> io::Result<()> {
-        for file in [self.queue_samples, self.aqm_samples, self.cwnd_trace, self.flow_series]
-            .into_iter()
-            .chain(self.pairs)
-        {
+        let streamed = [
+            self.queue_samples,
+            self.aqm_samples,
+            self.cwnd_trace,
+            self.flow_series,
+            self.window_links,
+            self.window_responses,
+        ];
+        for file in streamed.into_iter().chain(self.pairs) {
             file.close()?;
         }
         for (name, batch) in super::end_of_run(result) {
@@ -166,6 +187,7 @@ mod tests {
             "measure.pair_records=true",
             "measure.sample_links=[\"all\"]",
             "measure.sample_interval=\"100us\"",
+            "measure.window=\"2s\"",
         ]
         .map(String::from)
         .into();
@@ -187,6 +209,13 @@ mod tests {
         assert_file_holds(&file("aqm_samples"), &aqm);
         assert_file_holds(&file("cwnd_trace"), &super::super::cwnd_trace(&whole.cwnd_trace));
         assert_file_holds(&file("flow_series"), &super::super::flow_series(&whole.flow_series));
+        let windows = super::super::window_links(&whole.window_links, &names);
+        // Measured from 20 s to 23 s: a window of 2 s and a last, shorter one.
+        assert_eq!(windows.num_rows(), 6 * 2, "6 link directions, 2 windows");
+        assert_file_holds(&file("window_links"), &windows);
+        let windows = super::super::window_responses(&whole.window_responses, &model.classes);
+        assert!(windows.num_rows() > 0);
+        assert_file_holds(&file("window_responses"), &windows);
         let pairs = super::super::pairs(&whole.pairs, &model.classes);
         assert!(pairs.num_rows() > 0);
         assert_file_holds(&file("pairs"), &pairs);

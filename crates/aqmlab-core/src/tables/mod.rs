@@ -10,7 +10,7 @@ pub mod folder;
 use crate::metrics::response::{PairColumns, ResponseBins, ResponseRow};
 use crate::metrics::{
     AqmSamples, ClassCounters, ClassRow, CwndTrace, FlowRow, FlowSeries, GeneratorRow, LinkClassRow, LinkRow,
-    QueueSamples, RunResult, UserSeries,
+    QueueSamples, RunResult, UserSeries, WindowLinks, WindowResponses,
 };
 use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{Field, Schema};
@@ -242,6 +242,34 @@ pub fn user_series(s: &UserSeries, names: &[String]) -> RecordBatch {
         .float("t", s.t.iter().copied())
         .int("waiting", s.waiting.iter().map(|&n| u64::from(n)))
         .int("thinking", s.thinking.iter().map(|&n| u64::from(n)))
+        .batch()
+}
+
+/// One row per link direction and statistics window (`measure.window`); `link` indexes `link_names`.
+pub fn window_links(w: &WindowLinks, link_names: &[String]) -> RecordBatch {
+    Columns::default()
+        .str("link", w.link.iter().map(|&l| link_names[l as usize].as_str()))
+        .float("t_start", w.t_start.iter().copied())
+        .float("t_end", w.t_end.iter().copied())
+        .int("arrivals", w.arrivals.iter().copied())
+        .int("drops", w.drops.iter().copied())
+        .int("marks", w.marks.iter().copied())
+        .int("departure_bytes", w.departure_bytes.iter().copied())
+        .batch()
+}
+
+/// One row per traffic class and statistics window in which it completed pairs; `class` indexes
+/// `class_names`.
+pub fn window_responses(w: &WindowResponses, class_names: &[String]) -> RecordBatch {
+    Columns::default()
+        .str("class", w.class.iter().map(|&c| class_names[c as usize].as_str()))
+        .float("t_start", w.t_start.iter().copied())
+        .float("t_end", w.t_end.iter().copied())
+        .int("pairs", w.pairs.iter().copied())
+        .float("mean_s", w.mean_s.iter().copied())
+        .float("p50_s", w.p50_s.iter().copied())
+        .float("p90_s", w.p90_s.iter().copied())
+        .float("p99_s", w.p99_s.iter().copied())
         .batch()
 }
 

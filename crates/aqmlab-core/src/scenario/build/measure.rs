@@ -1,10 +1,11 @@
-//! The run's length and what is measured: `duration`, `[measure]` (warm-up, sampled links, traced
-//! flows) and `[stop]`.
+//! The run's length and what is measured: `duration`, `[measure]` (warm-up, windows, sampled links,
+//! traced flows) and `[stop]`.
 
 use super::{Builder, Ctx};
+use crate::scenario::units::Duration;
 use crate::scenario::{Scenario, ScenarioError};
 
-/// The run's length, warm-up and sampling interval.
+/// The run's length, warm-up, sampling interval and statistics window.
 pub(super) fn check_run(s: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     if s.duration.0 == 0 {
         return Err(cx.err("duration", "a positive duration"));
@@ -14,6 +15,20 @@ pub(super) fn check_run(s: &Scenario, cx: &Ctx) -> Result<(), ScenarioError> {
     }
     if s.measure.sample_interval.0 == 0 {
         return Err(cx.err("measure.sample_interval", "a positive interval"));
+    }
+    if let Some(window) = s.measure.window {
+        let measured = Duration(s.duration.0 - s.measure.warmup.0);
+        if window.0 == 0 || window > measured {
+            return Err(cx.err(
+                "measure.window",
+                format!(
+                    "a positive duration no longer than the measured period (duration - warmup = {} s), \
+                     found {} s",
+                    measured.secs(),
+                    window.secs()
+                ),
+            ));
+        }
     }
     Ok(())
 }

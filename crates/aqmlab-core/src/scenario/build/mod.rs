@@ -133,6 +133,7 @@ pub fn build(s: &Scenario, text: &str, file: &str) -> Result<Model, ScenarioErro
         duration: s.duration.0,
         warmup: s.measure.warmup.0,
         sample_interval: s.measure.sample_interval.0,
+        window: s.measure.window.map(|w| w.0),
         nodes: b.net.nodes,
         links: b.net.links,
         routes: b.routes.table,

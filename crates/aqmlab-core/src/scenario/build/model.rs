@@ -144,6 +144,8 @@ pub struct Model {
     pub duration: Time,
     pub warmup: Time,
     pub sample_interval: Time,
+    /// Length of the windows of `window_links` and `window_responses` (`measure.window`), if any.
+    pub window: Option<Time>,
     pub nodes: Vec<String>,
     pub links: Vec<LinkModel>,
     /// Every route's link directions in turn, each route followed by [`ROUTE_END`](crate::net::routing::ROUTE_END); a route is named
