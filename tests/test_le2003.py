@@ -11,7 +11,7 @@ import pytest
 
 from aqmlab import api, reproduce
 from aqmlab.studies import le2003
-from aqmlab.studies.base import RunOutcome
+from aqmlab.studies.base import RunOutcome, StudyRun
 
 
 def test_web_users_take_the_place_of_each_packmime_generator():
@@ -137,3 +137,55 @@ def test_one_seed_reproduces_no_finding(monkeypatch):
     found = le2003.findings([])
     assert not any(f.reproduced for f in found)
     assert all("one seed" in f.evidence for f in found)
+
+
+class _Windowed(RunOutcome):
+    """A run at 98 % with three statistics windows of the peering link (the last one shorter)."""
+
+    def __init__(self, losses: list[float], p90s: list[float]):
+        self.spec = StudyRun(labels=(("load", "98"), ("scheme", "DT 240")), scenario="", seed=1)
+        starts = [60.0, 660.0, 1260.0]
+        ends = [660.0, 1260.0, 1300.0]
+        self.links = pd.DataFrame(
+            [
+                # loss split over the two directions; a busy access link that must not count
+                {"link": link, "t_start": a, "t_end": b, "arrivals": 1000, "drops": 10 * loss}
+                for a, b, loss in zip(starts, ends, [*losses, 99.0], strict=True)
+                for link in ("RA->RB", "RB->RA")
+            ]
+            + [{"link": "clientsA->RA", "t_start": 60.0, "t_end": 660.0, "arrivals": 5, "drops": 5}]
+        )
+        self.responses = pd.DataFrame(
+            [
+                {"class": c, "t_start": a, "t_end": b, "pairs": n, "p90_s": p90 * k}
+                for a, b, p90 in zip(starts, ends, [*p90s, 9.0], strict=True)
+                # two object classes: the pairs-weighted p90 is p90; pages are left out
+                for c, n, k in (("web_ab", 1, 0.5), ("web_ba", 3, 7 / 6), ("web_ab.page", 9, 100))
+            ]
+        )
+
+    def table(self, name: str) -> pd.DataFrame:
+        return {"window_links": self.links, "window_responses": self.responses}[name]
+
+
+@pytest.mark.parametrize(
+    ("losses", "p90s", "spreads", "stationary"),
+    [
+        ([5.0, 5.5], [0.8, 0.9], ("10", "12"), "yes"),  # 5.5 / 5 − 1 = 10 %, 0.9 / 0.8 − 1 = 12.5 %
+        ([5.0, 6.5], [0.8, 0.8], ("30", "0"), "no"),  # loss grows by 30 %
+        ([0.0, 0.0], [0.8, 0.85], ("0", "6"), "yes"),  # no loss at all: no spread
+        ([0.0, 0.1], [0.8, 0.8], ("inf", "0"), "no"),
+    ],
+)
+def test_stationarity_compares_the_full_windows(losses, p90s, spreads, stationary):
+    (row,) = le2003.stationarity([_Windowed(losses, p90s)]).frame.to_dict("records")
+    assert (row["loss spread %"], row["p90 spread %"], row["stationary"]) == (*spreads, stationary)
+    assert row["loss % per window"] == " / ".join(f"{v:.2f}" for v in losses)
+    assert row["p90 ms per window"] == " / ".join(f"{1e3 * v:.0f}" for v in p90s)
+
+
+def test_the_stationarity_loads_carry_statistics_windows():
+    for quick, window in ((True, "30s"), (False, "600s")):
+        for spec in le2003.STUDY.runs(quick, 1, None):
+            has = f"measure.window={window}" in spec.overrides
+            assert has == (int(spec.label("load")) in le2003.STATIONARITY_LOADS)

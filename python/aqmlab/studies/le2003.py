@@ -119,10 +119,21 @@ def schemes(quick: bool) -> dict[str, dict | None]:
     return out
 
 
-def _overrides(traffic: Traffic, scheme: dict | None, size: float, quick: bool) -> list[str]:
+# Loads whose runs are checked for stationarity, and the statistics window of the check (the issue's
+# 10-minute windows of the hour; --quick: two 30-s windows of its 60 measured seconds).
+STATIONARITY_LOADS = (98, 105)
+WINDOW = {False: "600s", True: "30s"}
+STATIONARY_SPREAD = 0.2  # windows' loss and p90 within 20 % of each other
+
+
+def _overrides(
+    traffic: Traffic, scheme: dict | None, size: float, quick: bool, load: int | None = None
+) -> list[str]:
     ov = traffic.overrides(size)
     if quick:
         ov += ["duration=90", "measure.warmup=30"]
+    if load in STATIONARITY_LOADS:
+        ov.append(f"measure.window={WINDOW[quick]}")
     if scheme is None:
         ov.append(f"{PEERING}.rate=1Gbps")
     else:
@@ -169,7 +180,7 @@ def runs(traffic: Traffic, quick: bool, seeds: int, calibration: dict | None = N
                         labels=labels,
                         scenario=traffic.text,
                         seed=seed,
-                        overrides=tuple(_overrides(traffic, scheme, size, quick)),
+                        overrides=tuple(_overrides(traffic, scheme, size, quick, load)),
                     )
                 )
     return specs
@@ -252,8 +263,64 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
             "Table 2: link throughput (Mb/s), loss, completed requests per hour, median response time",
             pd.DataFrame(rows),
             note=note,
-        )
+        ),
+        stationarity(outcomes),
     ]
+
+
+def _windows(o: RunOutcome) -> pd.DataFrame:
+    """Per full statistics window of a run: the peering link's loss (%, both directions) and the objects'
+    p90 response time (s; the classes' p90s weighted by their pairs)."""
+    links = o.table("window_links")
+    links = links[links["link"].isin(["RA->RB", "RB->RA"])]
+    length = links["t_end"] - links["t_start"]
+    links = links[length > length.max() - 1e-6]  # a last, shorter window says less: left out
+    per = links.groupby("t_start")[["arrivals", "drops"]].sum()
+    resp = o.table("window_responses")
+    resp = resp[~resp["class"].str.endswith(".page") & resp["t_start"].isin(per.index)]
+    weighted = (resp["p90_s"] * resp["pairs"]).groupby(resp["t_start"]).sum()
+    return pd.DataFrame(
+        {
+            "loss_pct": 100 * per["drops"] / per["arrivals"],
+            "p90_s": weighted / resp.groupby("t_start")["pairs"].sum(),
+        }
+    )
+
+
+def _spread(values: pd.Series) -> float:
+    """How far apart the windows are: max / min − 1 (0 when all are 0)."""
+    lo, hi = values.min(), values.max()
+    return 0.0 if hi == 0 else (hi / lo - 1 if lo > 0 else float("inf"))
+
+
+def stationarity(outcomes: list[RunOutcome]) -> Table:
+    rows = []
+    for o in outcomes:
+        if int(o.spec.label("load")) not in STATIONARITY_LOADS:
+            continue
+        w = _windows(o)
+        loss, p90 = _spread(w["loss_pct"]), _spread(w["p90_s"])
+        rows.append(
+            {
+                "load": o.spec.label("load"),
+                "scheme": o.spec.label("scheme"),
+                "seed": o.spec.seed,
+                "loss % per window": " / ".join(f"{v:.2f}" for v in w["loss_pct"]),
+                "p90 ms per window": " / ".join(f"{1e3 * v:.0f}" for v in w["p90_s"]),
+                "loss spread %": f"{100 * loss:.0f}",
+                "p90 spread %": f"{100 * p90:.0f}",
+                "stationary": "yes" if len(w) > 1 and max(loss, p90) < STATIONARY_SPREAD else "no",
+            }
+        )
+    frame = pd.DataFrame(rows)
+    steady = int((frame["stationary"] == "yes").sum()) if rows else 0
+    note = (
+        f"{steady} of {len(rows)} runs stationary: in each, the peering link's loss and the objects' p90 "
+        "response time over successive statistics windows (measure.window; the last window when shorter is "
+        f"left out) are within {100 * STATIONARY_SPREAD:.0f} % of each other (spread = largest / smallest − "
+        "1; a loss of zero in every window counts as no spread)."
+    )
+    return Table("Stationarity at 98 % and 105 % load", frame, note=note)
 
 
 # The findings compare schemes by median response time, as effects paired by seed (every scheme runs the
