@@ -9,7 +9,7 @@ import re
 import pandas as pd
 import pytest
 
-from aqmlab import reproduce
+from aqmlab import reproduce, sweep
 from aqmlab.studies import chrost2009, weigle2005
 from aqmlab.studies.base import paired_effect
 
@@ -183,3 +183,17 @@ def test_weigle_study_rates_count_the_offered_load_as_response_payload():
     for spec in weigle2005.runs(True, 1, cal):
         rates = set(re.findall(r"^rate = ([0-9.]+)$", spec.scenario, re.M))
         assert rates <= {"51.91", "45.63"} and "51.91" in rates, (spec.labels, rates)
+
+
+def test_a_second_process_on_the_same_runs_folder_is_refused(tmp_path):
+    """A reproduction clears the temporary folders of unfinished runs when it starts, so a second one on
+    the same folder would delete the first one's live runs: it is refused instead."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    live = runs / ".0123456789abcdef.tmp-x"
+    live.mkdir()
+    with sweep.FolderLock(runs):
+        with pytest.raises(reproduce.ReproduceError, match="another aqmlab process"):
+            reproduce.execute([], runs)
+    assert live.is_dir()
+    assert reproduce.execute([], runs) == [] and not live.exists()  # alone, it clears what was left

@@ -34,8 +34,19 @@ def execute(
     dask: str | None = None,
     progress: Progress | None = None,
 ) -> list[RunOutcome]:
-    """Runs every spec not already complete in `runs_dir` and returns all outcomes in spec order."""
+    """Runs every spec not already complete in `runs_dir` and returns all outcomes in spec order. Another
+    process using `runs_dir` at the same time is an error (its unfinished runs' folders are live)."""
     runs_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with sweep.FolderLock(runs_dir):
+            return _execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress)
+    except sweep.SweepError as e:
+        raise ReproduceError(str(e)) from None
+
+
+def _execute(
+    specs: list[StudyRun], runs_dir: Path, *, jobs: int | None, dask: str | None, progress: Progress | None
+) -> list[RunOutcome]:
     sweep.clean_runs_dir(runs_dir)
     emit = progress or (lambda kind, info: None)
     hashes, tasks, labels = [], {}, {}

@@ -462,21 +462,26 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-class _Lock:
-    """An exclusive lock on ``OUT/.lock`` (released by the kernel if the process dies)."""
+class FolderLock:
+    """An exclusive lock on ``OUT/.lock`` (released by the kernel if the process dies): one process at a
+    time completes run folders in ``OUT``, and only it may clear the temporary folders of unfinished runs
+    (another process's would be live ones)."""
 
     def __init__(self, out: Path) -> None:
         self.path = out / ".lock"
         self.fd: int | None = None
 
-    def __enter__(self) -> _Lock:
+    def __enter__(self) -> FolderLock:
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self.fd)
             self.fd = None
-            raise SweepError(f"{self.path.parent}: another sweep is writing into this folder") from None
+            raise SweepError(
+                f"{self.path.parent}: another aqmlab process (a sweep or a reproduction) is writing into "
+                "this folder"
+            ) from None
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -712,7 +717,7 @@ def run_sweep(
     runs_dir = out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     emit = progress or (lambda kind, info: None)
-    with _Lock(out):
+    with FolderLock(out):
         if not force:
             _check_plan_extends(out / "sweep.json", plan)
         cleaned = clean_runs_dir(runs_dir)
