@@ -241,6 +241,62 @@ fn cubic_follows_its_response_function_and_outgrows_reno_at_long_rtts() {
     assert!(cubic > 1.2 * reno, "CUBIC {cubic:.2} Mb/s, NewReno {reno:.2}");
 }
 
+/// RED as a step marker (`thresh = K`, `maxthresh = K + 1`, instantaneous queue, max_p 1, no count
+/// spacing): an arrival that finds more than K packets waiting is marked, up to 2(K + 1) (gentle RED's
+/// forced drops), as the DCTCP studies on ns-2 configure it.
+fn step_marking(k: u32) -> String {
+    format!(
+        "{{ kind = \"red\", queue_in_bytes = false, bytes = false, thresh = {k}, maxthresh = {}, \
+         q_weight = 1, linterm = 1, wait = false, use_mark_p = false, ecn = true, limit = 1000 }}",
+        k + 1
+    )
+}
+
+/// Two bulk flows with controller `cc` and ECN over the 50 Mb/s bottleneck of a 24-ms path (BDP 100
+/// packets of 1500 B) that marks above `k` packets; 10 s measured after 5 s.
+fn two_flows_step_marked(cc: &str, k: u32) -> RunResult {
+    let flows = format!("{ONE_BULK}count = 2\n");
+    let tcp = format!("max_window = 1000\necn = true\ncc = \"{cc}\"");
+    simulate(&chain("50Mbps", "10ms", &step_marking(k), "", &tcp, &flows, 15))
+}
+
+#[test]
+fn dctcp_holds_the_queue_near_k_at_full_utilisation_where_newreno_cannot() {
+    // Alizadeh et al. (SIGCOMM 2010 §3.3; SIGMETRICS 2011) for N synchronised flows over a path of
+    // C·RTT packets marking above K: the queue peaks at Q_max = K + N and the sawtooth's amplitude is
+    // A = ½·√(2N(C·RTT + K)), so the queue stays in [K + N − A, K + N] and, with K above C·RTT/7, never
+    // empties; a sawtooth spread evenly over that range has a deviation of A/√12. Here C·RTT = 100,
+    // K = 20, N = 2: A = 11.0, the queue in [11, 22], deviation 3.2.
+    let (k, n, bdp) = (20.0, 2.0, 100.0);
+    let amplitude = 0.5 * f64::sqrt(2.0 * n * (bdp + k));
+    let r = two_flows_step_marked("dctcp", k as u32);
+    let q = link(&r, "A->B");
+    let shown = format!(
+        "utilisation {:.4}, queue {:.2} ± {:.2} (max {}), marks {}, drops {}",
+        q.utilization, q.q_mean_pkts, q.q_std_pkts, q.q_max_pkts, q.counters.marks, q.drops
+    );
+    // Measured: utilisation 1.0000, queue 18.92 ± 1.75 (max 23), 4202 marks, no drop.
+    assert!(q.utilization > 0.99, "DCTCP: {shown}");
+    assert!((k + n - amplitude..=k + n).contains(&q.q_mean_pkts), "DCTCP: {shown}");
+    assert!(q.q_std_pkts < amplitude / 12f64.sqrt(), "DCTCP: {shown}");
+    assert!(q.q_max_pkts <= 2.0 * (k + 1.0) && q.drops == 0, "DCTCP: {shown}");
+    for f in &r.flows {
+        assert_eq!((f.retransmits, f.timeouts), (0, 0), "{f:?}");
+        assert!(f.ecn_reductions > 10, "{f:?}");
+        assert!((f.goodput_bps / 1e6 - 24.3).abs() < 2.5, "about half of the link each: {f:?}");
+    }
+    // NewReno halves on the same marks: twice C·RTT + K = 120 halved is 60, well below C·RTT, so the
+    // link idles after each cut (measured: utilisation 0.8669, queue 4.50 ± 6.49).
+    let r = two_flows_step_marked("newreno", k as u32);
+    let reno = link(&r, "A->B");
+    let shown_reno = format!(
+        "utilisation {:.4}, queue {:.2} ± {:.2}",
+        reno.utilization, reno.q_mean_pkts, reno.q_std_pkts
+    );
+    assert!(reno.utilization < 0.95 && reno.utilization < q.utilization - 0.05, "NewReno: {shown_reno}");
+    assert!(reno.q_std_pkts > 2.0 * q.q_std_pkts, "NewReno {shown_reno}, DCTCP {shown}");
+}
+
 fn random_start_scenario() -> String {
     r#"
 duration = 20
@@ -315,8 +371,13 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
     assert_eq!(config(&with_tcp("cc = \"newreno\"", ONE_BULK)).cc, ControllerKind::NewReno);
     assert_eq!(config(&with_tcp("", &own("cc", "\"newreno\""))).cc, ControllerKind::NewReno);
     assert_eq!(config(&with_tcp("", &own("cc", "\"cubic\""))).cc, ControllerKind::Cubic);
+    let dctcp = config(&with_tcp("ecn = true", &own("cc", "\"dctcp\"")));
+    assert_eq!((dctcp.cc, dctcp.dctcp_g), (ControllerKind::Dctcp, 1.0 / 16.0));
+    assert_eq!(config(&with_tcp("ecn = true\ncc = \"dctcp\"\ndctcp_g = 0.5", ONE_BULK)).dctcp_g, 0.5);
+    let needs_ecn = "\"dctcp\" reacts to ECN marks: it needs ecn = true";
+    let gain = "a gain in (0, 1]";
     let unknown = "unknown variant `fulltcp`, expected `one_way` or `full_tcp`";
-    let unknown_cc = "unknown variant `vegas`, expected `newreno` or `cubic`";
+    let unknown_cc = "unknown variant `vegas`, expected one of `newreno`, `cubic`, `dctcp`";
     let not_a_string = "invalid type: integer `1`, expected a string";
     let cases = [
         (with_tcp("recovery = \"fulltcp\"", ONE_BULK), "tcp.recovery", unknown),
@@ -325,6 +386,10 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
         (with_tcp("cc = \"vegas\"", ONE_BULK), "tcp.cc", unknown_cc),
         (with_tcp("cc = 1", ONE_BULK), "tcp.cc", not_a_string),
         (with_tcp("", &own("cc", "\"vegas\"")), "flows[0].tcp.cc", unknown_cc),
+        (with_tcp("cc = \"dctcp\"", ONE_BULK), "tcp.cc", needs_ecn),
+        (with_tcp("", &own("cc", "\"dctcp\"")), "flows[0].tcp.cc", needs_ecn),
+        (with_tcp("ecn = true\ncc = \"dctcp\"\ndctcp_g = 0", ONE_BULK), "tcp.dctcp_g", gain),
+        (with_tcp("dctcp_g = 1.5", ONE_BULK), "tcp.dctcp_g", gain),
     ];
     for (text, path, message) in cases {
         let e = load(&text, "bad.toml", &[], None).expect_err(path);

@@ -1,10 +1,11 @@
 //! One end of a TCP connection: sender (NewReno fast recovery, RTO, ECN) and receiver (delayed ACKs,
-//! reassembly). The window arithmetic is the congestion controller's ([`super::cc`]).
+//! reassembly, ECN-Echo: RFC 3168's, or DCTCP's with `cc = "dctcp"`). The window arithmetic is the
+//! congestion controller's ([`super::cc`]).
 //!
 //! The endpoint never touches the network: it creates packets into [`TcpIo::out`] and asks for timers
 //! through [`TcpIo::timers`]; the engine routes the packets and schedules the events.
 
-use super::cc::{Ack, AnyController};
+use super::cc::{Ack, AnyController, ControllerKind, EcnFeedback};
 use super::rtt::RttEstimator;
 use super::timer::{LazyTimer, TimerOutcome};
 use super::{Recovery, TcpConfig, HEADER_BYTES};
@@ -94,6 +95,8 @@ pub struct Endpoint {
     pub role: Role,
     ecn_ok: bool,
     closing: bool,
+    /// The receiver sets ECN-Echo on what it sends. RFC 3168: from a CE segment until a CWR one;
+    /// DCTCP: the CE state of the last data segment (RFC 8257's `DCTCP.CE`).
     ece_pending: bool,
     fin_delivered: bool,
     first_partial: bool,
@@ -362,11 +365,15 @@ impl Endpoint {
         }
         let mut ack_now = false;
         if pkt.payload() > 0 || pkt.has(flags::FIN) {
-            if pkt.has(flags::CWR) {
-                self.ece_pending = false;
-            }
-            if pkt.ecn == Ecn::Ce {
-                self.ece_pending = true;
+            if cfg.cc == ControllerKind::Dctcp {
+                self.dctcp_ce_state(pkt.ecn == Ecn::Ce, io);
+            } else {
+                if pkt.has(flags::CWR) {
+                    self.ece_pending = false;
+                }
+                if pkt.ecn == Ecn::Ce {
+                    self.ece_pending = true;
+                }
             }
             ack_now = self.receive(cfg, pkt, io, &mut d);
         }
@@ -504,6 +511,11 @@ impl Endpoint {
 
     fn on_ack(&mut self, cfg: &TcpConfig, ack: u64, ece: bool, pure: bool, io: &mut TcpIo) {
         let ece = ece && self.ecn_ok;
+        if ack > self.snd_una {
+            // Every ACK of new data, before the reaction to it (DCTCP's estimator; others ignore it).
+            let bytes = ack - self.snd_una;
+            self.cc.on_ecn_feedback(&EcnFeedback { bytes, ece, ack, snd_max: self.snd_max });
+        }
         let full_tcp = cfg.recovery == Recovery::FullTcp;
         if ece && !full_tcp {
             // One-way: ECN-Echo counts on every ACK, duplicates included, before anything else
@@ -871,6 +883,19 @@ impl Endpoint {
         false
     }
 
+    /// DCTCP's receiver (RFC 8257 §3.2): ECN-Echo goes on exactly the ACKs that cover CE-marked data,
+    /// and CWR is ignored. The state is the last data segment's CE; when it changes while an ACK is
+    /// being delayed, that ACK leaves at once with the old state, so that no ACK covers segments of
+    /// both states. Called before the segment is accepted: the ACK is for the data before it.
+    fn dctcp_ce_state(&mut self, ce: bool, io: &mut TcpIo) {
+        if ce != self.ece_pending {
+            if self.unacked_segments > 0 {
+                self.send_ack(io);
+            }
+            self.ece_pending = ce;
+        }
+    }
+
     fn send_ack(&mut self, io: &mut TcpIo) {
         self.emit(self.snd_nxt, 0, flags::ACK, Ecn::NotEct, io);
     }
@@ -908,6 +933,7 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::cc::dctcp::Dctcp;
     use crate::tcp::cc::newreno::NewReno;
 
     /// Two endpoints joined by a lossless wire; packets are handed over by hand.
@@ -1069,13 +1095,22 @@ mod tests {
     /// A connection whose sender has just sent a window of `cwnd` segments (0 to cwnd − 1) of an
     /// unlimited transfer, in congestion avoidance; every segment is ACKed at once, `max_window` 100.
     fn sender_with_window(cfg: TcpConfig, cwnd: f64) -> (Pair, Vec<Packet>) {
+        sender_with(cfg, cwnd, |_| AnyController::NewReno(NewReno::in_congestion_avoidance(cwnd)))
+    }
+
+    /// [`sender_with_window`] with the controller `cc` makes from the configuration.
+    fn sender_with(
+        cfg: TcpConfig,
+        cwnd: f64,
+        cc: impl FnOnce(&TcpConfig) -> AnyController,
+    ) -> (Pair, Vec<Packet>) {
         let cfg = TcpConfig { delayed_ack: false, max_window: 100, mss: MSS as u32, ..cfg };
         let mut p = Pair::new(cfg);
         let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
         let syn_ack = p.deliver(1, &syn);
         let ack = p.deliver(0, &syn_ack);
         let _ = p.deliver(1, &ack);
-        p.ends[0].cc = AnyController::NewReno(NewReno::in_congestion_avoidance(cwnd));
+        p.ends[0].cc = cc(&p.cfg);
         let data = p.call(0, |e, cfg, io| e.write(cfg, 10_000 * MSS, io));
         assert_eq!(segs(&data), (0..cwnd as u64).collect::<Vec<_>>());
         (p, data)
@@ -1346,5 +1381,107 @@ mod tests {
             let last = steps.last().unwrap();
             assert_eq!((last.ack, last.sent.clone()), (recovery_end, exit_burst.collect::<Vec<_>>()));
         }
+    }
+
+    fn dctcp() -> TcpConfig {
+        TcpConfig { ecn: true, cc: ControllerKind::Dctcp, ..TcpConfig::default() }
+    }
+
+    /// The ACKs a receiver sends for `marks.len()` segments in order, segment i CE-marked iff
+    /// `marks[i]`: (segment acknowledged next, ECN-Echo).
+    fn acks_for_marks(cfg: TcpConfig, marks: &[bool]) -> Vec<(u64, bool)> {
+        let (mut p, data) = sender_with_window(cfg, marks.len() as f64);
+        p.cfg.delayed_ack = true; // the receiver's only (sender_with_window ACKs every segment)
+        let mut acks = Vec::new();
+        for (pkt, &ce) in data.iter().zip(marks) {
+            let ecn = if ce { Ecn::Ce } else { pkt.ecn };
+            assert_eq!(pkt.ecn, Ecn::Ect0, "data is ECT(0)");
+            p.now += 1_000_000;
+            let sent = p.deliver(1, &[Packet { ecn, ..pkt.clone() }]);
+            acks.extend(sent.iter().map(|a| (seg_no(a.ack), a.has(flags::ECE))));
+        }
+        acks
+    }
+
+    /// RFC 8257 §3.2 with delayed ACKs (every second segment): a change of CE state sends the ACK
+    /// being delayed at once, for the old state, so that each ACK covers segments of one state and
+    /// carries ECN-Echo exactly when they were marked. The RFC 3168 receiver of other controllers
+    /// echoes from the first mark on (the sender's CWR only rides on data after a cut).
+    #[test]
+    fn the_dctcp_receiver_echoes_ce_on_exactly_the_acks_that_cover_it() {
+        let (n, c) = (false, true);
+        let marks = [n, c, c, n, n, c, n, n, c, c, c, n];
+        // 0 waits; 1 changes the state: ACK for 0 (unmarked) at once; 1 and 2 ACKed together, marked;
+        // 3 changes the state with nothing delayed; 3 and 4 unmarked; 5 waits and 6 flushes it, marked;
+        // 6 and 7 unmarked; 8 changes with nothing delayed; 8 and 9, then 10 marked (flushed by 11).
+        let expected = [(1, n), (3, c), (5, n), (6, c), (8, n), (10, c), (11, c)];
+        let acks = acks_for_marks(dctcp(), &marks);
+        assert_eq!(acks, expected);
+        // Every ACK covers segments of one CE state, the one it echoes.
+        let mut from = 0;
+        for &(to, ece) in &acks {
+            assert!(marks[from as usize..to as usize].iter().all(|&m| m == ece), "{from}..{to}");
+            from = to;
+        }
+        // Without delayed ACKs: ECN-Echo = the segment's CE.
+        let every = acks_for_marks(TcpConfig { ack_every: 1, ..dctcp() }, &marks);
+        assert_eq!(every, marks.iter().enumerate().map(|(i, &m)| (i as u64 + 1, m)).collect::<Vec<_>>());
+        // The RFC 3168 receiver latches ECN-Echo from segment 1 on (no CWR arrives), and ACKs every
+        // second segment whatever its mark.
+        let latched = acks_for_marks(TcpConfig { ecn: true, ..TcpConfig::default() }, &marks);
+        assert_eq!(latched, [(2, c), (4, c), (6, c), (8, c), (10, c), (12, c)]);
+    }
+
+    fn alpha(e: &Endpoint) -> f64 {
+        match &e.cc {
+            AnyController::Dctcp(d) => d.alpha(),
+            _ => panic!("a DCTCP sender"),
+        }
+    }
+
+    /// A DCTCP sender with a window of 20 (every segment ACKed at once, alpha starting at 1). Segments
+    /// 0 to 3 of the first window are marked: the first ECN-Echo ACK updates alpha (a window of one
+    /// ACK, F = 1: alpha stays 1) and then halves the window, 20 → 10; the other marks of that window
+    /// cut nothing more, and unmarked ACKs open cwnd by 1/cwnd. The ACK of segment 19 ends the next
+    /// window, ACKs 1 to 19, three of them marked: alpha = 15/16 + (3/19)/16. The first mark after
+    /// that cuts cwnd (not opened by its ACK) to cwnd·(1 − alpha/2).
+    #[test]
+    fn a_dctcp_sender_cuts_once_per_window_in_proportion_to_alpha() {
+        let cfg = TcpConfig { dctcp_g: 1.0 / 16.0, ..dctcp() };
+        let (mut p, data) =
+            sender_with(cfg, 20.0, |cfg| AnyController::Dctcp(Dctcp::in_congestion_avoidance(20.0, cfg)));
+        let marked = |i: u64| i < 4 || i == 30;
+        let mut queue: std::collections::VecDeque<Packet> = data.into();
+        let mut trace = Vec::new(); // (segment, ECN-Echo, cwnd before, cwnd after, alpha after)
+        while let Some(pkt) = queue.pop_front() {
+            let i = seg_no(pkt.seq);
+            if i > 30 {
+                break;
+            }
+            p.now += 1_000_000;
+            let ecn = if marked(i) { Ecn::Ce } else { pkt.ecn };
+            let ack = p.deliver(1, &[Packet { ecn, ..pkt }]);
+            let before = p.ends[0].cwnd();
+            queue.extend(p.deliver(0, &ack));
+            trace.push((i, ack[0].has(flags::ECE), before, p.ends[0].cwnd(), alpha(&p.ends[0])));
+        }
+        assert!(trace.iter().all(|&(i, ece, ..)| ece == marked(i)));
+        assert_eq!(trace[0].3, 10.0, "alpha 1: the first cut halves");
+        assert_eq!(trace[0].4, 1.0);
+        // Marks 1 to 3: no cut, no growth; unmarked ACKs: +1/cwnd.
+        assert!(trace[1..4].iter().all(|&(_, _, before, after, _)| before == after));
+        let grown = (4..20).fold(10.0, |w: f64, _| w + 1.0 / w);
+        assert!((trace[19].3 - grown).abs() < 1e-12, "{} against {grown}", trace[19].3);
+        let g = 1.0 / 16.0;
+        let alpha_1 = (1.0 - g) + g * 3.0 / 19.0;
+        assert_eq!(trace[19].4, alpha_1, "the window of ACKs 1 to 19");
+        assert!(trace[1..19].iter().all(|t| t.4 == 1.0), "alpha moves once per window");
+        let cut = &trace[30];
+        assert!(cut.1);
+        assert!((cut.3 - cut.2 * (1.0 - cut.4 / 2.0)).abs() < 1e-12, "{cut:?}");
+        assert!(cut.3 > cut.2 / 2.0, "alpha < 1 cuts less than half: {cut:?}");
+        assert_eq!(cut.4, (1.0 - g) * alpha_1, "one more window, ACKs 20 to 29, none marked");
+        assert_eq!(p.ends[0].ssthresh(), cut.3);
+        assert_eq!(p.ends[0].stats().ecn_reductions, 2);
     }
 }

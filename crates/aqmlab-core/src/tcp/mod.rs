@@ -19,6 +19,9 @@
 //! the retransmission timer expires, and a second such reduction doubles the timer), does not open cwnd
 //! on ACKs carrying ECE, and does not cut ssthresh at a timeout that follows an ECN reduction (the first
 //! one only, as the one-way agent; every one with `recovery = full_tcp`, as FullTcp).
+//! With `cc = "dctcp"` (RFC 8257, which needs `ecn`) the receiver echoes instead the CE bit of the data
+//! each ACK covers, sending a delayed ACK at once when that bit changes, and ignores CWR; the
+//! controller sees every ACK's ECN-Echo ([`cc::Controller::on_ecn_feedback`]).
 //!
 //! [`Recovery::FullTcp`] switches fast recovery (and the ECN reaction around it) to ns-2's
 //! `Agent/TCP/FullTcp/Newreno`, the agent of ns-2's PackMime-HTTP.
@@ -79,8 +82,10 @@ pub struct TcpConfig {
     pub slow_start_restart: bool,
     /// Which ns-2 agent's fast recovery (and, with ECN, reaction to ECN-Echo and timeouts) to follow.
     pub recovery: Recovery,
-    /// The congestion controller (`"newreno"` or `"cubic"`).
+    /// The congestion controller (`"newreno"`, `"cubic"` or `"dctcp"`, which needs `ecn`).
     pub cc: ControllerKind,
+    /// DCTCP's gain g: per window of data, `alpha ← (1 − g)·alpha + g·F` (RFC 8257: 1/16).
+    pub dctcp_g: f64,
 }
 
 /// The loss-recovery variant of a flow group (`recovery = "one_way" | "full_tcp"` in `[tcp]`).
@@ -136,6 +141,7 @@ impl Default for TcpConfig {
             slow_start_restart: true,
             recovery: Recovery::OneWay,
             cc: ControllerKind::default(),
+            dctcp_g: 1.0 / 16.0,
         }
     }
 }
@@ -164,6 +170,12 @@ impl TcpConfig {
         }
         if self.max_rto < self.min_rto {
             return bad("max_rto", "a duration no smaller than min_rto");
+        }
+        if self.cc == ControllerKind::Dctcp && !self.ecn {
+            return bad("cc", "\"dctcp\" reacts to ECN marks: it needs ecn = true");
+        }
+        if !(self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
+            return bad("dctcp_g", "a gain in (0, 1]");
         }
         Ok(())
     }

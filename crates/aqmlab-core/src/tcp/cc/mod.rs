@@ -6,7 +6,9 @@
 //! - The controller owns the congestion window and the slow-start threshold, in segments, and decides
 //!   how they move: growth on an ACK of new data (slow start, congestion avoidance), the cut when
 //!   duplicate ACKs reveal a loss or an ACK carries ECN-Echo, and the restart after a retransmission
-//!   timeout.
+//!   timeout. A controller that estimates congestion from the share of ECN-Echo ACKs (DCTCP) also
+//!   sees every ACK of new data, ECN-Echo or not, through [`Controller::on_ecn_feedback`] (a no-op by
+//!   default).
 //! - The endpoint decides when those events happen and what is sent: segments, the retransmission and
 //!   delayed-ACK timers (with ns-2's `ecn_backoff_`), RTT sampling, ECN negotiation, ECE/CWR
 //!   signalling, "at most one cut per window" (the `recover` point) and which cut a timeout makes, and
@@ -38,6 +40,19 @@ pub struct Ack {
     pub srtt: f64,
 }
 
+/// What every ACK of new data tells a controller that counts ECN feedback ([`Controller::on_ecn_feedback`]).
+#[derive(Clone, Copy, Debug)]
+pub struct EcnFeedback {
+    /// Bytes it newly acknowledges.
+    pub bytes: u64,
+    /// It carried ECN-Echo (on a connection that negotiated ECN).
+    pub ece: bool,
+    /// The cumulative ACK: the first byte not yet acknowledged, after this ACK.
+    pub ack: u64,
+    /// One past the highest sequence number sent so far: the end of the data in flight.
+    pub snd_max: u64,
+}
+
 /// The window arithmetic of one sender. Windows count segments and may be fractional; the endpoint
 /// truncates `min(cwnd + recovery's inflation, max_window)` to whole segments when it sends.
 pub trait Controller {
@@ -56,12 +71,18 @@ pub trait Controller {
     /// An ACK of new data that carries no ECN-Echo (the endpoint does not open the window on ECE).
     fn on_ack(&mut self, ack: &Ack);
 
+    /// Every ACK of new data, with ECN-Echo or without, before the endpoint reacts to it
+    /// ([`Self::on_ack`], [`Self::on_ecn_echo`]): DCTCP's estimate of the fraction of marked bytes.
+    /// Controllers that react to ECN-Echo only as a signal keep this default, which does nothing.
+    fn on_ecn_feedback(&mut self, _feedback: &EcnFeedback) {}
+
     /// Duplicate ACKs revealed a loss and the endpoint starts a fast retransmit (at most once per
     /// window of data).
     fn on_loss(&mut self, cfg: &TcpConfig);
 
     /// An ACK carried ECN-Echo, at most once per window of data. `window` is the window the sender was
-    /// using: `min(cwnd + recovery's inflation, max_window)`.
+    /// using: `min(cwnd + recovery's inflation, max_window)`. The endpoint calls
+    /// [`Self::on_ecn_feedback`] for the same ACK first.
     fn on_ecn_echo(&mut self, window: f64);
 
     /// The retransmission timer expired. `cut_ssthresh` is false when ssthresh must be kept: the last
@@ -152,6 +173,8 @@ registry! {
     NewReno(newreno) = "newreno";
     /// CUBIC (RFC 9438), with Linux's and ns-3's choices where the RFC leaves them open.
     Cubic(cubic) = "cubic";
+    /// DCTCP (RFC 8257): cuts in proportion to the fraction of ECN-marked bytes; needs `ecn = true`.
+    Dctcp(dctcp) = "dctcp";
 }
 
 impl From<ControllerKind> for String {
@@ -174,7 +197,7 @@ mod tests {
         assert_eq!(ControllerKind::default().name(), NAMES[0]);
         assert_eq!(
             ControllerKind::try_from("reno".to_string()).unwrap_err(),
-            "unknown variant `reno`, expected `newreno` or `cubic`"
+            "unknown variant `reno`, expected one of `newreno`, `cubic`, `dctcp`"
         );
     }
 }

@@ -6,8 +6,9 @@ use super::{Ack, Controller};
 use crate::tcp::TcpConfig;
 
 pub struct NewReno {
-    cwnd: f64,
-    ssthresh: f64,
+    // DCTCP (`dctcp.rs`) grows and cuts for losses as NewReno and sets both for its own ECN cut.
+    pub(super) cwnd: f64,
+    pub(super) ssthresh: f64,
 }
 
 impl NewReno {
