@@ -237,6 +237,7 @@ def report(cells, seeds, pairs, settings, cache, tag) -> str:
     ]
     tally = [0, 0]
     significant = 0
+    spread: dict[str, list[tuple[list[float], list[float]]]] = {}  # metric family -> per cell (aqmlab, ns-2)
     for combo, queue in cells:
         runs = {
             sim: [cache[key(sim, combo, queue, s, pairs, settings)]["metrics"] for s in seeds]
@@ -248,15 +249,22 @@ def report(cells, seeds, pairs, settings, cache, tag) -> str:
             "| metric | aqmlab | ns-2 | aqmlab − ns-2 | paper | verdict |",
             "|---|---|---|---|---|---|",
         ]
+        drop_tail = {name for name, q in zip(link_names(combo), combo, strict=True) if q == "DT"}
         for metric in runs["ns-2"][0]:
             if metric in ("end_s", "wall_s") or not all(metric in r for r in runs["ns-2"]):
                 continue  # runs cached before a metric was kept lack it
+            if metric.endswith(" marks") and metric.split(" ")[0] in drop_tail:
+                # Drop-tail never marks; the twin counts a link's marks as its CE departures less the
+                # upstream link's, so packets marked upstream and dropped here come out negative.
+                continue
             aq = [r[metric] for r in runs["aqmlab"]]
             ns = [r[metric] for r in runs["ns-2"]]
             v = verdict(aq, ns)
             tally[v == "ok"] += 1
             diff, half = welch(aq, ns)
             significant += abs(diff) > half
+            if statistics.fmean(aq) + statistics.fmean(ns):
+                spread.setdefault(metric.split(" ")[-1], []).append((aq, ns))  # "R1->R2 drops" -> "drops"
             digits = 0 if abs(statistics.fmean(ns)) >= 100 else 2
             lines.append(
                 f"| {metric} | {fmt(aq)} | {fmt(ns)} | {fmt_diff(diff, half, digits)} "
@@ -269,12 +277,50 @@ def report(cells, seeds, pairs, settings, cache, tag) -> str:
             f"mean wall time per run aqmlab {wall['aqmlab']:.1f} s, ns-2 {wall['ns-2']:.1f} s.",
             "",
         ]
+    lines += seed_spread(spread)
     lines.insert(
         5,
         f"**{tally[1]} of {sum(tally)} cells ok; aqmlab and ns-2 differ significantly (95 % Welch interval "
         f"of the difference excludes 0) in {significant} of {sum(tally)}.**\n",
     )
     return "\n".join(lines)
+
+
+def seed_spread(spread: dict[str, list[tuple[list[float], list[float]]]]) -> list[str]:
+    """Whether aqmlab's results vary more from seed to seed than ns-2's. Every cell of a simulator runs
+    the same traffic draws for a given seed, so the cells' seed-to-seed variations are not independent
+    (a seed with a few huge responses loads every cell): besides counting the cells where aqmlab's
+    standard deviation is the larger, each seed is scored by its values relative to each cell's mean,
+    averaged over the cells, and the two simulators' variances of that score are compared by an F test
+    with seeds − 1 degrees of freedom each."""
+    from scipy import stats
+
+    lines = [
+        "### Seed spread",
+        "",
+        "Per metric: the cells where aqmlab's seed-to-seed standard deviation exceeds ns-2's, and the "
+        "variance over seeds of each seed's mean relative value over the cells (value / the cell's mean "
+        "over both simulators), aqmlab's over ns-2's, with its two-sided F-test p-value. Cells share their "
+        "seeds, so only the second is a test.",
+        "",
+        "| metric | cells with aqmlab's sd > ns-2's | seed-score variance, aqmlab / ns-2 | F-test p |",
+        "|---|---|---|---|",
+    ]
+    for family, cells in spread.items():
+        wider = sum(statistics.stdev(aq) > statistics.stdev(ns) for aq, ns in cells)
+        score = {}
+        for sim, i in (("aqmlab", 0), ("ns-2", 1)):
+            per_seed = zip(
+                *((v / ((statistics.fmean(c[0]) + statistics.fmean(c[1])) / 2) for v in c[i]) for c in cells),
+                strict=True,
+            )
+            score[sim] = statistics.variance([statistics.fmean(s) for s in per_seed])
+        if score["ns-2"] == 0 or score["aqmlab"] == 0:
+            continue  # nothing varies (e.g. marks of drop-tail cells)
+        ratio, dof = score["aqmlab"] / score["ns-2"], len(cells[0][0]) - 1
+        p = 2 * min(stats.f.sf(ratio, dof, dof), stats.f.cdf(ratio, dof, dof))
+        lines.append(f"| {family} | {wider} of {len(cells)} | {ratio:.2f} | {p:.2g} |")
+    return [*lines, ""]
 
 
 def main() -> None:
