@@ -122,6 +122,16 @@ def paired_effect(a: dict[int, float], b: dict[int, float]) -> tuple[float, floa
     return (*mean_ci(diffs), len(diffs))
 
 
+def shows_effect(m: float, h: float) -> bool:
+    """An effect (mean `m`, 95% half-width `h`) is positive and its interval over seeds excludes zero; one
+    seed (no interval) shows nothing."""
+    return h == h and m - h > 0
+
+
+def fmt_effect(m: float, h: float, unit: str, digits: int = 0) -> str:
+    return f"{m:+.{digits}f} ± {h:.{digits}f} {unit}" if h == h else f"{m:+.{digits}f} {unit} (one seed)"
+
+
 def fmt_ci(mean: float, half: float, digits: int = 1) -> str:
     if mean != mean:
         return "–"

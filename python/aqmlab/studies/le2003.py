@@ -34,8 +34,10 @@ from aqmlab.studies.base import (
     StudyRun,
     Table,
     fmt_ci,
+    fmt_effect,
     mean_ci,
     paired_effect,
+    shows_effect,
 )
 
 SCENARIO = files(__package__) / "scenarios" / "le2003" / "peering.toml"
@@ -345,14 +347,6 @@ def _gain(df: pd.DataFrame, load: int, slower: str, faster: str) -> tuple[float,
     return paired_effect(_by_seed(df, load, faster), _by_seed(df, load, slower))
 
 
-def _shown(m: float, h: float) -> bool:
-    return h == h and m - h > 0
-
-
-def _fmt(m: float, h: float) -> str:
-    return f"{m:+.0f} ± {h:.0f} ms" if h == h else f"{m:+.0f} ms (one seed)"
-
-
 def _family(df: pd.DataFrame, prefix: str, ecn: str | None = None) -> list[str]:
     """Schemes of one AQM family (``"PI"``, ``"ARED"``, ...) in the runs, with (``"ECN"``) or without
     (``"no ECN"``) ECN, or both."""
@@ -378,8 +372,8 @@ def _no_aqm_beats_droptail(df: pd.DataFrame) -> tuple[bool, str] | None:
         gains = {s: _gain(df, load, dt, s) for s in aqms}
         best = max(gains, key=lambda s: gains[s][0])
         m, h, n = gains[best]
-        ok &= n > 1 and not any(_shown(g[0], g[1]) for g in gains.values())
-        ev.append(f"{load}%: the most any AQM gains over {dt}: {best} {_fmt(m, h)}")
+        ok &= n > 1 and not any(shows_effect(g[0], g[1]) for g in gains.values())
+        ev.append(f"{load}%: the most any AQM gains over {dt}: {best} {fmt_effect(m, h, 'ms')}")
     return ok, "; ".join(ev) + " (reproduced: no gain with its interval above zero, two seeds or more)"
 
 
@@ -393,8 +387,11 @@ def _pi_modestly_best_without_ecn(df: pd.DataFrame) -> tuple[bool, str] | None:
         dt = _best(df, load, _family(df, "DT"))
         other = _best(df, load, _family(df, "REM", "no ECN") + _family(df, "ARED", "no ECN"))
         (m1, h1, _), (m2, h2, _) = _gain(df, load, dt, pi), _gain(df, load, other, pi)
-        ok &= _shown(m1, h1) and _shown(m2, h2)
-        ev.append(f"{load}%: {pi} gains {_fmt(m1, h1)} over {dt}, {_fmt(m2, h2)} over {other}")
+        ok &= shows_effect(m1, h1) and shows_effect(m2, h2)
+        ev.append(
+            f"{load}%: {pi} gains {fmt_effect(m1, h1, 'ms')} over {dt}, "
+            f"{fmt_effect(m2, h2, 'ms')} over {other}"
+        )
     return ok, "; ".join(ev)
 
 
@@ -408,17 +405,17 @@ def _ecn_helps_pi_and_rem(df: pd.DataFrame) -> tuple[bool, str] | None:
             for with_ecn in _family(df, family, "ECN"):
                 without = with_ecn.replace(", ECN", ", no ECN")
                 m, h, _ = _gain(df, load, without, with_ecn)
-                ok &= _shown(m, h)
-                ev.append(f"{load}%: ECN gains {_fmt(m, h)} for {with_ecn.removesuffix(', ECN')}")
+                ok &= shows_effect(m, h)
+                ev.append(f"{load}%: ECN gains {fmt_effect(m, h, 'ms')} for {with_ecn.removesuffix(', ECN')}")
     if 90 in loads:
         ecn = _best(df, 90, _family(df, "PI", "ECN") + _family(df, "REM", "ECN"))
         dt = _best(df, 90, _family(df, "DT"))
         m, h, _ = _gain(df, 90, dt, ecn)
         gap, gap_h, _ = _gain(df, 90, ecn, "uncongested")
-        ok &= _shown(m, h)
+        ok &= shows_effect(m, h)
         ev.append(
-            f"90%: {ecn} gains {_fmt(m, h)} over {dt}; the uncongested network is {_fmt(gap, gap_h)} "
-            "faster than it"
+            f"90%: {ecn} gains {fmt_effect(m, h, 'ms')} over {dt}; the uncongested network is "
+            f"{fmt_effect(gap, gap_h, 'ms')} faster than it"
         )
     return ok, "; ".join(ev)
 
@@ -432,14 +429,15 @@ def _ared_poorest_ecn_no_help(df: pd.DataFrame) -> tuple[bool, str] | None:
         ared = _best(df, load, _family(df, "ARED"))
         worst_other = _best(df, load, _family(df, "PI") + _family(df, "REM"), worst=True)
         m, h, _ = _gain(df, load, ared, worst_other)
-        ok &= _shown(m, h)
+        ok &= shows_effect(m, h)
         ev.append(
-            f"{load}%: the slowest PI/REM ({worst_other}) gains {_fmt(m, h)} over the best ARED ({ared})"
+            f"{load}%: the slowest PI/REM ({worst_other}) gains {fmt_effect(m, h, 'ms')} "
+            f"over the best ARED ({ared})"
         )
         for with_ecn in _family(df, "ARED", "ECN"):
             e, eh, _ = _gain(df, load, with_ecn.replace(", ECN", ", no ECN"), with_ecn)
-            ok &= not _shown(e, eh)
-            ev.append(f"ECN gains {_fmt(e, eh)} for {with_ecn.removesuffix(', ECN')}")
+            ok &= not shows_effect(e, eh)
+            ev.append(f"ECN gains {fmt_effect(e, eh, 'ms')} for {with_ecn.removesuffix(', ECN')}")
     return ok, "; ".join(ev)
 
 

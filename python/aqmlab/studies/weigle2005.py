@@ -23,8 +23,10 @@ from aqmlab.studies.base import (
     StudyRun,
     Table,
     fmt_ci,
+    fmt_effect,
     mean_ci,
     paired_effect,
+    shows_effect,
 )
 from aqmlab.studies.weigle2005_topology import AQM_QUEUES, CONGESTED, DEFAULT_RATE, TABLE_ROWS, scenario
 
@@ -275,15 +277,6 @@ def _effect(df, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], 
     return m * scale, h * scale, n
 
 
-def _shows(m: float, h: float) -> bool:
-    """The effect is positive and its 95% interval over seeds excludes zero."""
-    return h == h and m - h > 0
-
-
-def _fmt_effect(m: float, h: float, unit: str, digits: int = 0) -> str:
-    return f"{m:+.{digits}f} ± {h:.{digits}f} {unit}" if h == h else f"{m:+.{digits}f} {unit} (one seed)"
-
-
 AQM_ROWS = [c for c in TABLE_ROWS if "AQM" in c]
 
 # Each finding's check takes the runs (summarize()'s layout) and returns (reproduced, evidence), or None
@@ -300,8 +293,8 @@ def _dt_highest(df: pd.DataFrame) -> tuple[bool, str] | None:
             continue
         best = max(candidates, key=lambda cq: mean_ci(_by_seed(df, *cq, "goodput").values())[0])
         m, h, _ = _effect(df, best, dt, "goodput")
-        ok &= _shows(m, h)
-        ev.append(f"{n}CL: DT − best AQM ({'-'.join(best[0])} {best[1]}) {_fmt_effect(m, h, 'kb/s')}")
+        ok &= shows_effect(m, h)
+        ev.append(f"{n}CL: DT − best AQM ({'-'.join(best[0])} {best[1]}) {fmt_effect(m, h, 'kb/s')}")
     return (ok, "; ".join(ev)) if ev else None
 
 
@@ -315,7 +308,7 @@ def _ared_lowest(df: pd.DataFrame) -> tuple[bool, str] | None:
         other = min(("PI", "REM"), key=lambda q: mean_ci(_by_seed(df, c, q, "goodput").values())[0])
         m, h, _ = _effect(df, (c, "ARED"), (c, other), "goodput")
         positive += m > 0
-        shown += _shows(m, h)
+        shown += shows_effect(m, h)
     need = len(rows) - len(rows) // 10
     return (
         shown >= need,
@@ -364,8 +357,10 @@ def _rt_falls_per_aqm_router(df: pd.DataFrame) -> tuple[bool, str] | None:
         return {seed: sum(v) / len(v) for seed, v in values.items()}
 
     steps = [paired_effect(per_seed(k + 1), per_seed(k)) for k in range(3)]
-    return all(_shows(m, h) for m, h, _ in steps), "3CL mean response time saved by one more AQM router: " + (
-        ", ".join(f"{k}→{k + 1}: {_fmt_effect(1e3 * m, 1e3 * h, 'ms')}" for k, (m, h, _) in enumerate(steps))
+    return all(
+        shows_effect(m, h) for m, h, _ in steps
+    ), "3CL mean response time saved by one more AQM router: " + (
+        ", ".join(f"{k}→{k + 1}: {fmt_effect(1e3 * m, 1e3 * h, 'ms')}" for k, (m, h, _) in enumerate(steps))
     )
 
 
@@ -377,9 +372,9 @@ def _dt_rem_beats_rem_dt(df: pd.DataFrame) -> tuple[bool, str] | None:
     rt_m, rt_h, _ = _effect(df, a, b, "rt_mean", 1e3)
     loss_m, loss_h, _ = _effect(df, a, b, "http_loss")
     return (
-        _shows(rt_m, rt_h) and _shows(loss_m, loss_h),
-        f"REM-DT − DT-REM: mean response {_fmt_effect(rt_m, rt_h, 'ms')}, "
-        f"HTTP loss {_fmt_effect(loss_m, loss_h, 'points', 2)}",
+        shows_effect(rt_m, rt_h) and shows_effect(loss_m, loss_h),
+        f"REM-DT − DT-REM: mean response {fmt_effect(rt_m, rt_h, 'ms')}, "
+        f"HTTP loss {fmt_effect(loss_m, loss_h, 'points', 2)}",
     )
 
 
