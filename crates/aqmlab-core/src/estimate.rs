@@ -684,6 +684,11 @@ between = "dumbbell"
         Estimate::of_model(&s, &m, false)
     }
 
+    /// The part of `e` that counts `what`.
+    fn part<'a>(e: &'a Estimate, what: &str) -> &'a Part {
+        e.parts.iter().find(|p| p.what == what).unwrap()
+    }
+
     #[test]
     fn counts_flows_links_samples_packets_and_trace_rows() {
         let e = estimate(DUMBBELL, &["measure.trace_cwnd=[0, 0, 1]"]);
@@ -697,7 +702,7 @@ between = "dumbbell"
         assert_eq!(e.traced_flows, 2);
         // 100 Mb/s of 1500-byte segments for 60 s, plus a timeout per 200 ms, per traced flow.
         assert_eq!(e.cwnd_rows, 2 * (500_000 + 300 + 1));
-        let qs = e.parts.iter().find(|p| p.what == "queue samples").unwrap();
+        let qs = part(&e, "queue samples");
         assert_eq!(qs.bytes, 402 * 50_001 * QUEUE_SAMPLE_BYTES);
         assert_eq!(e.memory_bytes, e.parts.iter().map(|p| p.bytes).sum::<u64>());
         // About 3.3 GB, as measured.
@@ -733,7 +738,7 @@ between = "dumbbell"
         let e = estimate(lot, &[]);
         assert_eq!((e.flows, e.link_directions), (4, 2 * (2 + 8)));
         // Access queues of 1000 packets outnumber the hops' 50: the buffers are the hosts'.
-        let packets = e.parts.iter().find(|p| p.what == "packets in flight").unwrap();
+        let packets = part(&e, "packets in flight");
         assert_eq!(packets.setting, "parking_lot.hosts[0].queue");
         let huge = lot.replace("count = 4", "count = 1000000000");
         let err =
@@ -750,13 +755,20 @@ between = "dumbbell"
         // PI (p, q_old) on both bottleneck directions.
         let e = estimate(DUMBBELL, &[r#"dumbbell.queue={kind="pi"}"#]);
         assert_eq!(e.aqm_samples, 2 * 2 * 50_001);
-        assert_eq!(e.parts.iter().find(|p| p.what == "aqm samples").unwrap().items, e.aqm_samples);
+        assert_eq!(part(&e, "aqm samples").items, e.aqm_samples);
     }
 
-    /// The dumbbell's queues sampled every nanosecond, loaded under `limit`: refused.
-    fn sampled_every_ns(limit: Limit, streamed: bool) -> ScenarioError {
-        let overrides = ["measure.sample_interval=\"1ns\"".to_string()];
+    const EVERY_NS: &str = "measure.sample_interval=\"1ns\"";
+
+    /// The dumbbell with `overrides`, loaded under `limit`: refused.
+    fn refused(overrides: &[&str], limit: Limit, streamed: bool) -> ScenarioError {
+        let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
         crate::load_checked(DUMBBELL, "t.toml", &overrides, None, limit, streamed).unwrap_err()
+    }
+
+    /// A disk with 1 TB free: what is refused on it is far too large for any disk.
+    fn terabyte_free() -> Limit {
+        Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() }
     }
 
     #[test]
@@ -767,7 +779,7 @@ between = "dumbbell"
         assert_eq!(err.path, "flows[0].count");
         assert!(err.message.contains("1,000,000,000 flows"), "{err}");
         // A nanosecond sampling interval: 5e10 samples per link.
-        let err = sampled_every_ns(Limit::machine_default(), false);
+        let err = refused(&[EVERY_NS], Limit::machine_default(), false);
         assert_eq!(err.path, "measure.sample_interval");
         // Within the limit, the model and its estimate come back.
         let (m, e) =
@@ -783,7 +795,7 @@ between = "dumbbell"
         let s = crate::scenario::parse(&text, "t.toml").unwrap();
         let m = crate::scenario::build::build(&s, &text, "t.toml").unwrap();
         let e = Estimate::of_model(&s, &m, true);
-        let qs = e.parts.iter().find(|p| p.what == "queue samples").unwrap();
+        let qs = part(&e, "queue samples");
         assert!(qs.streamed && qs.items == 402 * 50_001);
         assert_eq!(qs.bytes, RECORD_BATCH as u64 * QUEUE_SAMPLE_BYTES);
         assert_eq!(qs.file_bytes, 402 * 50_001 * QUEUE_SAMPLE_FILE_BYTES);
@@ -799,8 +811,7 @@ between = "dumbbell"
         let warning = e.disk_warning(disk(2 * e.file_bytes - 1), &text, "t.toml").expect("a warning");
         assert_eq!(warning.path, "measure.sample_interval");
         assert!(warning.message.contains("more than half of the free disk space"), "{warning}");
-        let ns =
-            sampled_every_ns(Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() }, true);
+        let ns = refused(&[EVERY_NS], terabyte_free(), true);
         assert_eq!(ns.path, "measure.sample_interval");
         assert!(ns.message.contains("free disk space"), "{ns}");
     }
@@ -813,14 +824,12 @@ between = "dumbbell"
         assert_eq!(estimate(DUMBBELL, &on[1..]).flow_series_rows, 0);
         let e = estimate(DUMBBELL, &on);
         assert_eq!(e.flow_series_rows, 100 * 50_001);
-        let p = e.parts.iter().find(|p| p.what == "flow series rows").unwrap();
+        let p = part(&e, "flow series rows");
         assert_eq!(
             (p.bytes, p.setting.as_str()),
             (100 * 50_001 * FLOW_SERIES_ROW_BYTES, "measure.flow_series")
         );
-        let overrides = [on[0].to_string(), on[1].to_string(), "measure.sample_interval=\"1ns\"".to_string()];
-        let disk = Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() };
-        let err = crate::load_checked(DUMBBELL, "t.toml", &overrides, None, disk, true).unwrap_err();
+        let err = refused(&[on[0], on[1], EVERY_NS], terabyte_free(), true);
         assert_eq!(err.path, "measure.flow_series", "{err}");
         assert!(err.message.contains("100 flows sampled 50,000,000,001 times each"), "{err}");
     }
@@ -833,7 +842,7 @@ between = "dumbbell"
         assert_eq!(estimate(&text, &[]).user_series_rows, 0);
         let e = estimate(&text, &["measure.user_series=true"]);
         assert_eq!(e.user_series_rows, 2 * 50_001);
-        let p = e.parts.iter().find(|p| p.what == "user series rows").unwrap();
+        let p = part(&e, "user series rows");
         assert_eq!(
             (p.bytes, p.setting.as_str()),
             (2 * 50_001 * USER_SERIES_ROW_BYTES, "measure.user_series")
@@ -851,11 +860,9 @@ between = "dumbbell"
         // 50 s measured in windows of 15 s: three and a last one of 5 s; 402 link directions, 1 class.
         let e = estimate(DUMBBELL, &["measure.window=\"15s\""]);
         assert_eq!((e.link_directions, e.windows, e.window_rows), (402, 4, 4 * 403));
-        let p = e.parts.iter().find(|p| p.what == "window rows").unwrap();
+        let p = part(&e, "window rows");
         assert_eq!((p.bytes, p.setting.as_str()), (4 * 403 * WINDOW_ROW_BYTES, "measure.window"));
-        let overrides = ["measure.window=\"1ns\"", "measure.sample_links=[]"].map(String::from);
-        let disk = Limit { disk_free: Some(1_000_000_000_000), ..Limit::machine_default() };
-        let err = crate::load_checked(DUMBBELL, "t.toml", &overrides, None, disk, true).unwrap_err();
+        let err = refused(&["measure.window=\"1ns\"", "measure.sample_links=[]"], terabyte_free(), true);
         assert_eq!(err.path, "measure.window", "{err}");
         assert!(err.message.contains("402 link directions in 50,000,000,000 windows"), "{err}");
     }
@@ -873,7 +880,7 @@ between = "dumbbell"
         // 100 Mb/s of 40-byte packets for the 50 s window, each direction.
         let per_link = 100_000_000 * 50 / 320 + 1;
         assert_eq!(e.pcap_records, 2 * per_link);
-        let p = e.parts.iter().find(|p| p.what == "pcap records").unwrap();
+        let p = part(&e, "pcap records");
         assert_eq!(p.bytes, 2 * RECORD_BATCH as u64 * PCAP_RECORD_BYTES);
         assert_eq!(p.file_bytes, 2 * per_link * 56 + 2 * 24);
         let disk = Limit { disk_free: Some(100_000_000), ..Limit::given(u64::MAX) };

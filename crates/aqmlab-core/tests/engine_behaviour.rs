@@ -49,6 +49,21 @@ fn timeout_times(r: &RunResult) -> Vec<f64> {
     rows.windows(2).filter(|w| t.timeouts[w[1]] > t.timeouts[w[0]]).map(|w| t.t[w[1]]).collect()
 }
 
+/// One bulk transfer of `bytes` over a 10 Mb/s bottleneck of `delay` with a large buffer, measured from
+/// t = 0, the A->B packets numbered in `lost` (a TOML list) lost.
+fn transfer_with_losses(delay: &str, lost: &str, tcp: &str, bytes: u32) -> RunResult {
+    let text = chain(
+        "10Mbps",
+        delay,
+        "{ kind = \"droptail\", limit = 1000 }",
+        &format!("loss_ab = {{ list = {lost} }}"),
+        tcp,
+        &format!("{ONE_BULK}bytes = {bytes}\n"),
+        20,
+    );
+    simulate(&text.replace("warmup = 5", "warmup = 0"))
+}
+
 #[test]
 fn one_flow_fills_a_bdp_buffer_with_slow_start_then_sawtooth() {
     // RTT = 2·(1 + 20 + 1) ms = 44 ms; BDP = 10 Mb/s · 44 ms = 36.7 packets of 1500 B.
@@ -87,16 +102,7 @@ fn one_flow_fills_a_bdp_buffer_with_slow_start_then_sawtooth() {
 
 #[test]
 fn a_single_loss_is_repaired_by_fast_retransmit_without_timeout() {
-    let text = chain(
-        "10Mbps",
-        "20ms",
-        "{ kind = \"droptail\", limit = 1000 }",
-        "loss_ab = { list = [100] }",
-        "max_window = 64",
-        &format!("{ONE_BULK}bytes = 1000000\n"),
-        20,
-    );
-    let r = simulate(&text.replace("warmup = 5", "warmup = 0"));
+    let r = transfer_with_losses("20ms", "[100]", "max_window = 64", 1_000_000);
     let f = &r.flows[0];
     assert_eq!(f.fast_retransmits, 1);
     assert_eq!(f.retransmits, 1);
@@ -109,16 +115,8 @@ fn a_lost_window_needs_a_timeout_that_backs_off() {
     // Window of 4 segments; packets 21-24 (a whole window) and 25 (its first retransmission) are lost,
     // so no duplicate ACK can come back: the first RTO fires, the retransmission is lost, and the
     // second RTO fires after twice the (min-clamped, 200 ms) timeout.
-    let text = chain(
-        "10Mbps",
-        "2ms",
-        "{ kind = \"droptail\", limit = 1000 }",
-        "loss_ab = { list = [21, 22, 23, 24, 25] }",
-        "max_window = 4\nmin_rto = \"200ms\"",
-        &format!("{ONE_BULK}bytes = 200000\n"),
-        20,
-    );
-    let r = simulate(&text.replace("warmup = 5", "warmup = 0"));
+    let r =
+        transfer_with_losses("2ms", "[21, 22, 23, 24, 25]", "max_window = 4\nmin_rto = \"200ms\"", 200_000);
     let f = &r.flows[0];
     assert_eq!(f.timeouts, 2, "{f:?}");
     assert_eq!(f.fast_retransmits, 0);

@@ -129,6 +129,16 @@ pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u64) -> u64 {
     }
 }
 
+/// The size of the unit a queue is measured in, in bytes: `mean_pktsize` in ns-2's "queue in bytes"
+/// mode, else 1 (a packet), so that `occupancy / unit` is in mean-size packets either way.
+pub fn queue_unit(in_bytes: bool, mean_pktsize: u64) -> f64 {
+    if in_bytes {
+        mean_pktsize as f64
+    } else {
+        1.0
+    }
+}
+
 /// The buffer of a FIFO that drops arrivals once full (ns-2's drop-tail rule,
 /// docs/aqm.md#buffer-overflow): an arrival is dropped when the waiting packets + 1 (or waiting bytes +
 /// its size) reach `limit`.
@@ -526,5 +536,6 @@ mod tests {
         assert_eq!(byte_scaled(0.5, 1500, 500), 1.0);
         assert_eq!(buffer_limit(90, true, 500), 45_000);
         assert_eq!(buffer_limit(90, false, 500), 90);
+        assert_eq!((queue_unit(true, 500), queue_unit(false, 500)), (500.0, 1.0));
     }
 }

@@ -16,7 +16,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{buffer_limit, byte_scaled, queue_unit, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::secs;
@@ -124,7 +124,7 @@ impl FifoAqm for Pi {
     /// One controller step on the current queue.
     fn update(&mut self, fifo: &Fifo) {
         let q = fifo.occupancy(self.cfg.queue_in_bytes);
-        let unit = if self.cfg.queue_in_bytes { self.cfg.mean_pktsize.0 as f64 } else { 1.0 };
+        let unit = queue_unit(self.cfg.queue_in_bytes, self.cfg.mean_pktsize.0);
         let (a, b, qref) = (self.cfg.a, self.cfg.b, self.cfg.qref);
         let p = a * (q as f64 / unit - qref) - b * (self.q_old as f64 / unit - qref) + self.p;
         self.p = p.clamp(0.0, 1.0);

@@ -325,6 +325,14 @@ mod tests {
         on_10_mbps(cfg)
     }
 
+    /// Puts PIE past its burst allowance with drop probability `p` and an old delay (1 s) above the
+    /// low-delay safeguard: arrivals then face the random test unless the queue holds under 2 packets.
+    fn drop_randomly_at(q: &mut FifoQueue<Pie>, p: f64) {
+        q.aqm.burst_allowance = 0;
+        q.aqm.qdelay_old = secs(1.0);
+        q.aqm.drop_prob = p;
+    }
+
     /// Makes the last departure's sojourn `d` (timestamps): empty the queue, then two arrivals and one
     /// departure `d` later (fewer than 2 packets queued, so the arrivals are never dropped early).
     fn set_qdelay(h: &mut Harness, q: &mut FifoQueue<Pie>, d: Time) {
@@ -437,9 +445,7 @@ mod tests {
     #[test]
     fn safeguards_keep_pie_work_conserving() {
         let (mut h, mut q) = pie(Config::default());
-        q.aqm.burst_allowance = 0;
-        q.aqm.drop_prob = 1.0;
-        q.aqm.qdelay_old = secs(1.0);
+        drop_randomly_at(&mut q, 1.0);
         // Fewer than 2 packets queued: never dropped.
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
         assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
@@ -472,9 +478,7 @@ mod tests {
         for _ in 0..2 {
             h.arrive(&mut q, 1000, Ecn::Ect0);
         }
-        q.aqm.burst_allowance = 0;
-        q.aqm.qdelay_old = secs(1.0);
-        q.aqm.drop_prob = 0.1;
+        drop_randomly_at(&mut q, 0.1);
         let verdicts: Vec<_> = (0..300).filter_map(|_| h.arrive(&mut q, 1000, Ecn::Ect0)).collect();
         assert!(verdicts.len() > 10, "about 10 % selected");
         assert!(verdicts.iter().all(|v| matches!(v, QueueAction::Marked(_))));
@@ -535,9 +539,7 @@ mod tests {
         for _ in 0..2 {
             h.arrive(&mut q, 1000, Ecn::NotEct);
         }
-        q.aqm.burst_allowance = 0;
-        q.aqm.qdelay_old = secs(1.0);
-        q.aqm.drop_prob = 0.1;
+        drop_randomly_at(&mut q, 0.1);
         // accu_prob = 0.1 .. 0.8 < 0.85: the first 8 arrivals are never dropped.
         for _ in 0..8 {
             assert!(h.arrive(&mut q, 1000, Ecn::NotEct).is_none());
@@ -564,9 +566,7 @@ mod tests {
         // drop_prob 0.5 scaled by 40/1000 for small packets: rarely selected; by 2000/1000 = 1: always.
         let (mut h, mut q) = pie(Config { bytes: true, ..Default::default() });
         h.arrive(&mut q, 1500, Ecn::NotEct);
-        q.aqm.burst_allowance = 0;
-        q.aqm.qdelay_old = secs(1.0);
-        q.aqm.drop_prob = 0.5;
+        drop_randomly_at(&mut q, 0.5);
         assert!(h.arrive(&mut q, 2000, Ecn::NotEct).is_none(), "1500 B < 2 * mean_pktsize queued");
         assert!(h.arrive(&mut q, 2000, Ecn::NotEct).is_some());
         let small = (0..500).filter(|_| h.arrive(&mut q, 40, Ecn::NotEct).is_some()).count();

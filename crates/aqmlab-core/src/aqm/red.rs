@@ -31,7 +31,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{buffer_limit, byte_scaled, queue_unit, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::to_secs;
@@ -275,7 +275,7 @@ impl FifoAqm for Red {
         let min_pkts =
             if cfg.thresh == 0.0 { f64::max(5.0, cfg.targetdelay.0 * ptc / 2.0) } else { cfg.thresh };
         let max_pkts = if cfg.maxthresh == 0.0 { 3.0 * min_pkts } else { cfg.maxthresh };
-        let unit = if cfg.queue_in_bytes { cfg.mean_pktsize.0 as f64 } else { 1.0 };
+        let unit = queue_unit(cfg.queue_in_bytes, cfg.mean_pktsize.0);
         let (min_th, max_th) = (min_pkts * unit, max_pkts * unit);
         let bottom =
             if cfg.bottom == 0.0 { f64::min(0.01, 80_000.0 / link.rate_bps as f64) } else { cfg.bottom };

@@ -18,7 +18,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{buffer_limit, byte_scaled, queue_unit, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
@@ -123,7 +123,7 @@ impl FifoAqm for Rem {
             limit: buffer_limit(cfg.limit, cfg.queue_in_bytes, cfg.mean_pktsize.0),
             period: secs(cfg.pupdtime.0),
             capacity: cfg.pupdtime.0 * link.packets_per_sec(cfg.mean_pktsize.0 as f64),
-            unit: if cfg.queue_in_bytes { cfg.mean_pktsize.0 as f64 } else { 1.0 },
+            unit: queue_unit(cfg.queue_in_bytes, cfg.mean_pktsize.0),
             arrivals: 0.0,
             in_avg: 0.0,
             price: 0.0,

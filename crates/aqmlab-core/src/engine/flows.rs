@@ -333,7 +333,7 @@ impl Simulation<'_> {
         }
         let records = std::mem::take(&mut self.app_cx.records);
         for r in &records {
-            self.record_pair(r);
+            self.record_response(r, false);
         }
         let user = self.flows[f as usize].user;
         if user != NO_USER && !records.is_empty() {

@@ -470,8 +470,9 @@ impl<'s> Simulation<'s> {
         }
     }
 
-    /// Counts a completed pair and keeps its record if asked to.
-    fn record_pair(&mut self, r: &PairRecord) {
+    /// Counts a completed pair, or a web user's page (`page`), and keeps its record if asked to. A page
+    /// ends the run through `[stop]` only when that names the page class; a pair also when it names none.
+    fn record_response(&mut self, r: &PairRecord, page: bool) {
         if r.start < self.model.warmup {
             return;
         }
@@ -483,7 +484,7 @@ impl<'s> Simulation<'s> {
             }
         }
         if let Some((class, k)) = self.model.stop_after {
-            if class.is_none_or(|c| c == r.class) {
+            if class.map_or(!page, |c| c == r.class) {
                 self.pairs_done += 1;
                 self.stop_requested |= self.pairs_done >= k;
             }

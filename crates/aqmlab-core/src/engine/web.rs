@@ -4,7 +4,7 @@
 //! opens connections from inside another connection's event). Steps are idempotent: a stale event finds
 //! nothing to do.
 
-use super::{Event, Simulation, RECORD_BATCH};
+use super::{Event, Simulation};
 use crate::metrics::GeneratorRow;
 use crate::scenario::build::SizeSpec;
 use crate::sim::{rng, time, Rng};
@@ -123,7 +123,7 @@ impl Simulation<'_> {
                 if until < self.model.duration {
                     self.events.schedule(until, Event::WebUser(u));
                 }
-                self.record_page(&record);
+                self.record_response(&record, true);
                 return;
             }
             Phase::Page => {}
@@ -139,27 +139,6 @@ impl Simulation<'_> {
             self.users[u as usize].object_done(r.request_bytes, r.response_bytes);
         }
         self.events.schedule(self.now, Event::WebUser(u));
-    }
-
-    /// Counts a completed page and keeps its record, as `record_pair` does for pairs; a page ends the run
-    /// through `[stop]` only when that names the page class.
-    fn record_page(&mut self, r: &PairRecord) {
-        if r.start < self.model.warmup {
-            return;
-        }
-        self.count_response(r);
-        if self.model.pair_records {
-            self.pairs.push(r);
-            if self.sink.is_some() && self.pairs.len() >= RECORD_BATCH {
-                self.flush_records();
-            }
-        }
-        if let Some((Some(class), k)) = self.model.stop_after {
-            if class == r.class {
-                self.pairs_done += 1;
-                self.stop_requested |= self.pairs_done >= k;
-            }
-        }
     }
 
     /// A `user_series` row per generator: its users fetching a page and thinking now.

@@ -141,12 +141,17 @@ fn flow_arrival_shape_matches_reference_table() {
     }
 }
 
+/// `N` connection gaps at `rate`, i.i.d. or long-range dependent (`lrd`), drawn from `seed`.
+fn flow_gaps(rate: f64, lrd: bool, seed: u64) -> Vec<f64> {
+    let mut rng = from_seed(seed);
+    let mut f = FlowArrivals::new(rate, lrd, &mut rng);
+    draw(N, &mut rng, |r| f.next_gap(r))
+}
+
 #[test]
 fn flow_gaps_iid_are_weibull() {
     let rate = 50.0;
-    let mut rng = from_seed(1);
-    let mut f = FlowArrivals::new(rate, false, &mut rng);
-    let gaps = draw(N, &mut rng, |r| f.next_gap(r));
+    let gaps = flow_gaps(rate, false, 1);
     // Closed form, parameters recomputed from the formulas.
     let k = 1.0 / (1.0 + (-(0.352 + 0.388 * rate.log2())).exp2());
     let lambda = 1.0 / (rate * gamma(1.0 + 1.0 / k));
@@ -161,9 +166,7 @@ fn flow_gaps_iid_are_weibull() {
 #[test]
 fn flow_gaps_lrd_keep_mean_and_are_positively_correlated() {
     let rate = 50.0;
-    let mut rng = from_seed(2);
-    let mut f = FlowArrivals::new(rate, true, &mut rng);
-    let gaps = draw(N, &mut rng, |r| f.next_gap(r));
+    let gaps = flow_gaps(rate, true, 2);
     let (m, r1) = (mean(&gaps), lag1(&gaps));
     println!("LRD gaps: mean {m:.6} (1/rate {:.6}), lag-1 {r1:.4}", 1.0 / rate);
     assert!(close(m, 1.0 / rate, 0.04));
