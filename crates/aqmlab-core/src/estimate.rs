@@ -622,6 +622,7 @@ fn buffer_packets(q: &QueueConfig) -> u64 {
         QueueConfig::AnAqm(c) => c.limit as u64,
         QueueConfig::Codel(c) => c.limit as u64,
         QueueConfig::FqCodel(c) => c.limit as u64,
+        QueueConfig::Cobalt(c) => c.limit as u64,
     }
 }
 

@@ -294,6 +294,8 @@ registry! {
     Pie(pie) = "pie";
     Codel(codel) = "codel";
     FqCodel(fq_codel) = "fq_codel";
+    /// CoDel and BLUE Alternate, ns-3 `CobaltQueueDisc` (Linux `sch_cake` COBALT).
+    Cobalt(cobalt) = "cobalt";
 }
 
 /// Read kind first, so that an error names its field (`links[0].queue.interval: ...`).
@@ -442,7 +444,7 @@ mod tests {
         let link = LinkInfo { rate_bps: 8_000_000, delay: 1_000_000 };
         // (kind, table name, state at the start)
         type Expected = (&'static str, &'static str, &'static [(&'static str, f64)]);
-        let kinds: [Expected; 13] = [
+        let kinds: [Expected; 14] = [
             ("droptail", "droptail", &[]),
             ("dt", "droptail", &[]),
             ("drop_tail", "droptail", &[]),
@@ -470,6 +472,7 @@ mod tests {
             ),
             ("codel", "codel", &[("count", 0.0), ("dropping", 0.0), ("drop_next", 0.0)]),
             ("fq_codel", "fq_codel", &[("new_flows", 0.0), ("old_flows", 0.0)]),
+            ("cobalt", "cobalt", &[("p_drop", 0.0), ("count", 0.0), ("dropping", 0.0)]),
         ];
         for (kind, name, state) in kinds {
             let cfg = parse(&format!("kind = \"{kind}\""));
@@ -521,6 +524,10 @@ mod tests {
             (
                 r#"kind = "fq_codel", target = "5ms", interval = "0.1s", mtu = "1.5KB", quantum = "1514B""#,
                 r#"kind = "fq_codel", target = 0.005, interval = 0.1, mtu = 1500, quantum = 1514"#,
+            ),
+            (
+                r#"kind = "cobalt", target = "5ms", interval = "100ms", blue_threshold = "400ms""#,
+                r#"kind = "cobalt", target = 0.005, interval = 0.1, blue_threshold = 0.4"#,
             ),
         ];
         for (with_units, bare) in pairs {
