@@ -10,7 +10,7 @@
 //! adds what needs routes and queue limits (packets in flight, window-trace rows) or the built
 //! disciplines (AQM samples).
 
-use crate::aqm::QueueConfig;
+use crate::aqm::{Buffer, QueueConfig};
 use crate::engine::RECORD_BATCH;
 use crate::net::routing::ROUTE_END;
 use crate::scenario::build::{Model, Traffic};
@@ -604,25 +604,9 @@ fn streamed_part(streamed: bool, file_each: u64, p: Part) -> Part {
 /// The most packets a queue holds: its `limit`, or in byte mode `limit · mean_pktsize` bytes of
 /// ACK-sized packets.
 fn buffer_packets(q: &QueueConfig) -> u64 {
-    let bytes_mode = |limit: u32, in_bytes: bool, mean: u64| {
-        if in_bytes {
-            (limit as f64 * mean as f64 / MIN_PACKET_BYTES).ceil() as u64
-        } else {
-            limit as u64
-        }
-    };
-    match q {
-        QueueConfig::DropTail(c) => bytes_mode(c.limit, c.bytes, c.mean_pktsize.0),
-        QueueConfig::Red(c) => bytes_mode(c.limit, c.queue_in_bytes, c.mean_pktsize.0),
-        QueueConfig::Pi(c) => bytes_mode(c.limit, c.queue_in_bytes, c.mean_pktsize.0),
-        QueueConfig::Rem(c) => bytes_mode(c.limit, c.queue_in_bytes, c.mean_pktsize.0),
-        QueueConfig::Avq(c) => bytes_mode(c.limit, c.queue_in_bytes, c.mean_pktsize.0),
-        QueueConfig::Pie(c) => bytes_mode(c.limit, c.bytes, c.mean_pktsize.0),
-        QueueConfig::Blue(c) => c.limit as u64,
-        QueueConfig::AnAqm(c) => c.limit as u64,
-        QueueConfig::Codel(c) => c.limit as u64,
-        QueueConfig::FqCodel(c) => c.limit as u64,
-        QueueConfig::Cobalt(c) => c.limit as u64,
+    match q.buffer() {
+        Buffer::Packets(n) => n,
+        Buffer::Bytes(b) => (b as f64 / MIN_PACKET_BYTES).ceil() as u64,
     }
 }
 

@@ -34,7 +34,7 @@
 //! `limit` = 50 packets, ECN off. Packet mode only.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::sim::time::secs;
 use crate::sim::Time;
@@ -80,6 +80,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<AnAqm>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::Packets(self.limit as u64)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;

@@ -21,7 +21,7 @@
 
 use super::check;
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, buffer_limit};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::to_secs;
@@ -67,6 +67,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<Avq>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::ns2(self.limit, self.queue_in_bytes, self.mean_pktsize.0)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)?;

@@ -20,7 +20,7 @@
 //! ns-3's BLUE defaults), limit 50 packets (ns-2 `Queue set limit_ 50`), ECN off (`setbit false`).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::Seconds;
 use crate::sim::time::secs;
@@ -52,6 +52,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<Blue>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::Packets(self.limit as u64)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;

@@ -34,7 +34,7 @@
 //! threshold 400 ms (ns-3), limit 1000 packets (ns-3's `MaxSize` is 1000 × 1500 bytes), ECN off.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::Seconds;
 use crate::sim::time::secs;
@@ -76,6 +76,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<Cobalt>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::Packets(self.limit as u64)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::positive_secs("target", self.target)?;

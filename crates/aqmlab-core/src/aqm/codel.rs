@@ -24,7 +24,7 @@
 //! The per-queue state machine is [`CodelState`], reused per flow by FQ-CoDel.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
@@ -54,6 +54,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<Codel>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::Packets(self.limit as u64)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         validate_law(self.target, self.interval, self.mtu)?;

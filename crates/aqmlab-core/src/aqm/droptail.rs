@@ -5,7 +5,7 @@
 //! `waiting_bytes + size >= limit * mean_pktsize`.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, check, DisciplineConfig, DropReason, FifoBuffer, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, FifoBuffer, LinkInfo, QueueEnv, buffer_limit, check};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use serde::Deserialize;
@@ -31,6 +31,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<DropTail>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::ns2(self.limit, self.bytes, self.mean_pktsize.0)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)

@@ -24,7 +24,7 @@
 
 use super::codel::{validate_law, CodelParams, CodelState};
 use super::fifo::Fifo;
-use super::{check, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use serde::Deserialize;
@@ -68,6 +68,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FqCodel;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::Packets(self.limit as u64)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("flows", self.flows)?;

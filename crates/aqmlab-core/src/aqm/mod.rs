@@ -129,6 +129,25 @@ pub fn buffer_limit(limit: u32, in_bytes: bool, mean_pktsize: u64) -> u64 {
     }
 }
 
+/// What a discipline's buffer holds at most, for the run's memory estimate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Buffer {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl Buffer {
+    /// `limit` packets, or `limit · mean_pktsize` bytes in ns-2's "queue in bytes" mode.
+    pub fn ns2(limit: u32, in_bytes: bool, mean_pktsize: u64) -> Buffer {
+        let n = buffer_limit(limit, in_bytes, mean_pktsize);
+        if in_bytes {
+            Buffer::Bytes(n)
+        } else {
+            Buffer::Packets(n)
+        }
+    }
+}
+
 /// The size of the unit a queue is measured in, in bytes: `mean_pktsize` in ns-2's "queue in bytes"
 /// mode, else 1 (a packet), so that `occupancy / unit` is in mean-size packets either way.
 pub fn queue_unit(in_bytes: bool, mean_pktsize: u64) -> f64 {
@@ -208,6 +227,8 @@ pub trait DisciplineConfig: Clone {
     type Discipline: Discipline<Self>;
     /// Checks parameter ranges; the error names the offending field and says what was expected.
     fn validate(&self) -> Result<(), (String, String)>;
+    /// The most its buffer holds (the memory estimate sizes the run's packet store from it).
+    fn buffer(&self) -> Buffer;
     /// The name for tables and file names when the kind is not specific enough (Adaptive RED: "ared").
     fn variant_name(&self) -> Option<&'static str> {
         None
@@ -260,6 +281,13 @@ macro_rules! registry {
             pub fn validate(&self) -> Result<(), (String, String)> {
                 match self {
                     $(QueueConfig::$variant(c) => c.validate(),)*
+                }
+            }
+
+            /// The most the discipline's buffer holds.
+            pub fn buffer(&self) -> Buffer {
+                match self {
+                    $(QueueConfig::$variant(c) => c.buffer(),)*
                 }
             }
 

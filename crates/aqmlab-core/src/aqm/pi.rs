@@ -16,7 +16,7 @@
 
 use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{buffer_limit, byte_scaled, queue_unit, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::secs;
@@ -65,6 +65,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<Pi>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::ns2(self.limit, self.queue_in_bytes, self.mean_pktsize.0)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::ns2_buffer(self.limit, self.mean_pktsize)?;

@@ -42,7 +42,7 @@
 //! tail drop governs the queue (ns-3's 25 packets would make PIE a drop-tail queue at study link speeds).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{check, DisciplineConfig, DropReason, LinkInfo, QueueEnv};
+use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::{secs, to_secs};
@@ -105,6 +105,10 @@ impl Default for Config {
 
 impl DisciplineConfig for Config {
     type Discipline = FifoQueue<Pie>;
+
+    fn buffer(&self) -> Buffer {
+        Buffer::ns2(self.limit, self.bytes, self.mean_pktsize.0)
+    }
 
     fn validate(&self) -> Result<(), (String, String)> {
         check::at_least_one("limit", self.limit)?;
