@@ -500,6 +500,14 @@ def figures(outcomes: list[RunOutcome], out: Path) -> list[Figure]:
     return figs
 
 
+# Measured, not extrapolated: the closed-loop study at one seed (validation/results/le2003-full.md).
+RUNTIME = {
+    "web_users": "about 80 minutes of wall time per seed on 2 cores (--jobs 2): 64 hour-long runs of a "
+    "median 152 s each and a 114-s calibration run, measured on 2026-11-24",
+    "packmime": "not measured end to end; its runs at 98 and 105 % take longer than the closed loop's as "
+    "open connections pile up (validation/results/scale.md)",
+}
+
 NOTES = {
     "web_users": "Traffic model: closed-loop emulated users (docs/traffic.md#closed-loop-web-users), as the "
     "testbed's UNC generator: SURGE's think times and pages, PackMime-HTTP's (UNC-fitted) response sizes; "
@@ -533,8 +541,7 @@ def make_study(variant: str) -> Study:
             "drive the price up until the link starves.",
             "--quick: 90 s runs (60 s measured), loads 90 and 98%, q_ref 24 and ARED 12/36 only.",
         ],
-        full_runtime="about 10-20 minutes of wall time per configuration and seed for the hour-long runs "
-        "(64 configurations)",
+        full_runtime=RUNTIME[variant],
         variant="" if variant == "web_users" else variant,
         variants={"packmime": lambda: make_study("packmime")} if variant == "web_users" else {},
     )
