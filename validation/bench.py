@@ -3,7 +3,8 @@
     python validation/bench.py [--duration S] [--repeat K] [--json FILE]
     python validation/bench.py --compare [--repeat K] [--json FILE] [--markdown FILE]
 
-Scenarios (docs/bench.md#bench-dumbbell-n): drop-tail at N = 10, 100, 1000; RED and PI at N = 100; with
+Scenarios (docs/bench.md#bench-dumbbell-n): drop-tail at N = 10, 100, 1000; RED and PI at N = 100 (and,
+aqmlab alone, PIE, CoDel, FQ-CoDel, COBALT, CUBIC and DCTCP for the per-packet costs); with
 ``--compare`` also drop-tail at N = 100 with 300 s simulated. Drop-tail also runs at N = 30, 300 and
 3000 for the "scaling with N" table and plot (``bench-scaling.png``): how forwards per second fall as
 the flows' state outgrows the caches (ns-2 too with ``--compare``, up to N = 1000). Each run is one
@@ -50,6 +51,19 @@ RED = (
 #: docs/bench.md's PI: q_ref 200 packets, a and b at their (ns-2) defaults, sampling at 170 Hz, drop.
 PI = '{kind="pi", limit=1000, qref=200, w=170, ecn=false}'
 DT = '{kind="droptail", limit=1000}'
+#: The modern disciplines at their own defaults (docs/aqm.md), with docs/bench.md's 1000-packet buffer;
+#: aqmlab only (ns-2.35 has none of them), for the per-packet cost against drop-tail.
+MODERN = {
+    "PIE": '{kind="pie", limit=1000}',
+    "CoDel": '{kind="codel", limit=1000}',
+    "FQ-CoDel": '{kind="fq_codel", limit=1000}',
+    "COBALT": '{kind="cobalt", limit=1000}',
+}
+QUEUES = {"DT": DT, "RED": RED, "PI": PI, **MODERN}
+#: Congestion controls beside NewReno, over drop-tail at N = 100 (DCTCP with ECN on, as it requires:
+#: drop-tail never marks, so this measures its per-ACK accounting, not its response to marks).
+CONTROLLERS = ("cubic", "dctcp")
+CC_NAMES = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP (ECN)"}
 
 #: Targets of the comparison (docs/bench.md#targets).
 SPEEDUP_TARGETS = {("DT", 100, 300.0): 5.0, ("DT", 1000, 60.0): 20.0}
@@ -70,17 +84,32 @@ SCALING_PNG_NAME = "bench-scaling.png"
 
 @dataclass
 class Scenario:
-    queue: str  # DT, RED, PI
+    queue: str  # a key of QUEUES
     n: int
     duration: float
+    cc: str = "newreno"
+
+    @property
+    def name(self) -> str:
+        """The queue, and the congestion control when it is not NewReno."""
+        return self.queue if self.cc == "newreno" else f"{self.queue}, {CC_NAMES[self.cc]}"
 
     @property
     def label(self) -> str:
-        return f"{self.queue}-{self.n}" + ("" if self.duration == 60 else f" ({self.duration:g} s)")
+        cc = "" if self.cc == "newreno" else f" {self.cc}"
+        return f"{self.queue}-{self.n}{cc}" + ("" if self.duration == 60 else f" ({self.duration:g} s)")
 
     def aqmlab_args(self) -> list[str]:
-        q = {"DT": DT, "RED": RED, "PI": PI}[self.queue]
-        return [f"dumbbell.pairs={self.n}", f"duration={self.duration:g}", f"dumbbell.queue={q}"]
+        args = [
+            f"dumbbell.pairs={self.n}",
+            f"duration={self.duration:g}",
+            f"dumbbell.queue={QUEUES[self.queue]}",
+        ]
+        if self.cc != "newreno":
+            args.append(f'tcp.cc="{self.cc}"')
+        if self.cc == "dctcp":
+            args.append("tcp.ecn=true")
+        return args
 
     @property
     def ns2_queue(self) -> str:
@@ -180,6 +209,13 @@ def scenarios(duration: float, compare: bool) -> list[Scenario]:
     return out
 
 
+def aqmlab_only(duration: float) -> list[Scenario]:
+    """The modern disciplines and the other congestion controls at N = 100: aqmlab alone."""
+    return [Scenario(q, 100, duration) for q in MODERN] + [
+        Scenario("DT", 100, duration, cc) for cc in CONTROLLERS
+    ]
+
+
 def rel(a: float, b: float) -> float:
     return (a - b) / b if b else float("nan")
 
@@ -214,7 +250,7 @@ def aqmlab_rows(results: list[tuple[Scenario, Measured]]) -> tuple[list[str], li
     for sc, m in results:
         rows.append(
             [
-                sc.queue,
+                sc.name,
                 str(sc.n),
                 f"{sc.duration:g}",
                 f"{m.wall_s:.3f}",
@@ -234,19 +270,18 @@ def aqmlab_rows(results: list[tuple[Scenario, Measured]]) -> tuple[list[str], li
 def per_packet_rows(
     results: list[tuple[Scenario, Measured]], key: str, forwards_key: str, dur: float
 ) -> tuple[list[str], list[list[str]]]:
-    """Wall per link forward of RED and PI relative to drop-tail, all at N = 100 and `dur` simulated."""
-    by = {(sc.queue, sc.n, sc.duration): m for sc, m in results}
-    base = by.get(("DT", 100, dur))
-    head = ["queue (N = 100)", "wall per forward ns", "ratio to DT"]
+    """Wall per link forward of every scenario at N = 100 and `dur` simulated, relative to drop-tail with
+    NewReno."""
+    at_100 = [(sc, m) for sc, m in results if sc.n == 100 and sc.duration == dur]
+    base = next((m for sc, m in at_100 if sc.queue == "DT" and sc.cc == "newreno"), None)
+    head = ["queue, TCP (N = 100)", "wall per forward ns", "ratio to DT, NewReno"]
     rows: list[list[str]] = []
     if base is None:
         return head, rows
     cost_base = _cost(base, key, forwards_key)
-    for q in ("DT", "RED", "PI"):
-        m = by.get((q, 100, dur))
-        if m is not None:
-            c = _cost(m, key, forwards_key)
-            rows.append([q, f"{c * 1e9:.0f}", f"{c / cost_base:.3f}"])
+    for sc, m in at_100:
+        c = _cost(m, key, forwards_key)
+        rows.append([f"{sc.queue}, {CC_NAMES[sc.cc]}", f"{c * 1e9:.0f}", f"{c / cost_base:.3f}"])
     return head, rows
 
 
@@ -447,11 +482,15 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(width=max(Console().width, 200))  # wide tables stay readable in logs and pipes
     scs = scenarios(args.duration, args.compare)
     extra = [Scenario("DT", n, args.duration) for n in SCALING_EXTRA_N]
+    alone = aqmlab_only(args.duration)
     aq: list[tuple[Scenario, Measured]] = []
     both: list[tuple[Scenario, Measured, Measured]] = []
     scaling: list[tuple[Scenario, Measured, Measured | None]] = []
-    everything = scs + extra
-    ns2_too = {sc.label: args.compare and (sc in scs or sc.n <= SCALING_NS2_MAX_N) for sc in everything}
+    everything = scs + alone + extra
+    ns2_too = {
+        sc.label: args.compare and sc not in alone and (sc in scs or sc.n <= SCALING_NS2_MAX_N)
+        for sc in everything
+    }
     runs = {sc.label: (Measured(), Measured()) for sc in everything}
     # Round k runs every scenario once, so a change in the shared machine's load between rounds hits
     # all scenarios alike and the ratios between them (per-packet costs, scaling) stay fair.
@@ -465,12 +504,12 @@ def main(argv: list[str] | None = None) -> int:
                 n.runs.append(run_ns2_once(sc))
     for sc in everything:
         a, n = runs[sc.label]
-        if sc.queue == "DT" and sc.duration == args.duration:
+        if sc.queue == "DT" and sc.cc == "newreno" and sc.duration == args.duration:
             scaling.append((sc, a, n if ns2_too[sc.label] else None))
-        if sc in scs:
+        if sc in scs or sc in alone:
             aq.append((sc, a))
-            if args.compare:
-                both.append((sc, a, n))
+        if sc in scs and args.compare:
+            both.append((sc, a, n))
     scaling.sort(key=lambda t: t[0].n)
 
     load = os.getloadavg()
