@@ -340,6 +340,16 @@ fn malformed_scenarios_give_located_errors() {
             "no route",
         ),
         (good.replace("kind = \"droptail\" }", "kind = \"droptail\", limit = 0 }"), "links[1].queue.limit", "at least 1"),
+        (
+            good.replace("kind = \"droptail\" }", "kind = \"fq_codel\", l4s = true }"),
+            "links[1].queue.ce_threshold",
+            "l4s = true marks against it",
+        ),
+        (
+            good.replace("kind = \"droptail\" }", "kind = \"pie\", ce_threshold = \"1ms\" }"),
+            "links[1].queue.ce_threshold",
+            "without l4s = true",
+        ),
     ];
     for (text, path, message) in cases {
         let e = load(&text, "bad.toml", &[], None).expect_err(path);
@@ -354,7 +364,7 @@ fn malformed_scenarios_give_located_errors() {
 
 #[test]
 fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
-    use aqmlab_core::tcp::{cc::ControllerKind, Recovery, TcpConfig};
+    use aqmlab_core::tcp::{cc::ControllerKind, EcnCodepoint, Recovery, TcpConfig};
     let with_tcp =
         |tcp: &str, flows: &str| chain("10Mbps", "20ms", "{ kind = \"droptail\" }", "", tcp, flows, 10);
     let config = |text: &str| -> TcpConfig {
@@ -372,6 +382,11 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
     let dctcp = config(&with_tcp("ecn = true", &own("cc", "\"dctcp\"")));
     assert_eq!((dctcp.cc, dctcp.dctcp_g), (ControllerKind::Dctcp, 1.0 / 16.0));
     assert_eq!(config(&with_tcp("ecn = true\ncc = \"dctcp\"\ndctcp_g = 0.5", ONE_BULK)).dctcp_g, 0.5);
+    assert_eq!(config(&with_tcp("", ONE_BULK)).ecn_codepoint, EcnCodepoint::Ect0);
+    let ect1 = config(&with_tcp("ecn = true", &own("ecn_codepoint", "\"ect1\"")));
+    assert_eq!(ect1.ecn_codepoint, EcnCodepoint::Ect1);
+    let ect1_needs_ecn = "\"ect1\" is an ECN codepoint: it needs ecn = true";
+    let unknown_codepoint = "unknown variant `ce`, expected `ect0` or `ect1`";
     let needs_ecn = "\"dctcp\" reacts to ECN marks: it needs ecn = true";
     let gain = "a gain in (0, 1]";
     let unknown = "unknown variant `fulltcp`, expected `one_way` or `full_tcp`";
@@ -388,6 +403,9 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
         (with_tcp("", &own("cc", "\"dctcp\"")), "flows[0].tcp.cc", needs_ecn),
         (with_tcp("ecn = true\ncc = \"dctcp\"\ndctcp_g = 0", ONE_BULK), "tcp.dctcp_g", gain),
         (with_tcp("dctcp_g = 1.5", ONE_BULK), "tcp.dctcp_g", gain),
+        (with_tcp("ecn_codepoint = \"ect1\"", ONE_BULK), "tcp.ecn_codepoint", ect1_needs_ecn),
+        (with_tcp("", &own("ecn_codepoint", "\"ect1\"")), "flows[0].tcp.ecn_codepoint", ect1_needs_ecn),
+        (with_tcp("ecn = true\necn_codepoint = \"ce\"", ONE_BULK), "tcp.ecn_codepoint", unknown_codepoint),
     ];
     for (text, path, message) in cases {
         let e = load(&text, "bad.toml", &[], None).expect_err(path);

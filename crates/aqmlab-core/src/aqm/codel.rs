@@ -15,6 +15,11 @@
 //! (`NotEct`). Without ECN the drops are `Early`. An arrival finding `limit` packets waiting is tail-dropped
 //! (`Overflow`).
 //!
+//! `ce_threshold` and `l4s` are ns-3's (`CeThreshold`, `UseL4s`; [`super::l4s`]): with `l4s` an ECT(1) or
+//! CE head is marked if its sojourn exceeds the threshold and sent without touching the state machine;
+//! without, and with `ecn` on, the packet the state machine sends is marked above the threshold unless
+//! it has just been marked (Linux's `ce_threshold`, which also marks with `ecn` off and marks twice).
+//!
 //! Deviations: the control law uses an exact `sqrt` (Linux uses a Newton-iteration reciprocal square
 //! root), rounded to the nearest nanosecond. Packet-mode limit only.
 //!
@@ -24,6 +29,7 @@
 //! The per-queue state machine is [`CodelState`], reused per flow by FQ-CoDel.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::l4s::{self, CeThreshold};
 use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
@@ -44,11 +50,25 @@ pub struct Config {
     pub limit: u32,
     /// Mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
+    /// Sojourn above which a dequeued packet is CE-marked (ns-3 `CeThreshold`; absent: off): with
+    /// `l4s`, ECT(1) and CE packets; without, every ECN-capable packet when `ecn` is on.
+    pub ce_threshold: Option<Seconds>,
+    /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets are marked above `ce_threshold` and bypass
+    /// the control law.
+    pub l4s: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { target: Seconds(0.005), interval: Seconds(0.1), mtu: Bytes(1500), limit: 1000, ecn: false }
+        Config {
+            target: Seconds(0.005),
+            interval: Seconds(0.1),
+            mtu: Bytes(1500),
+            limit: 1000,
+            ecn: false,
+            ce_threshold: None,
+            l4s: false,
+        }
     }
 }
 
@@ -61,13 +81,15 @@ impl DisciplineConfig for Config {
 
     fn validate(&self) -> Result<(), (String, String)> {
         validate_law(self.target, self.interval, self.mtu)?;
+        l4s::validate(self.ce_threshold, self.l4s)?;
         check::at_least_one("limit", self.limit)
     }
 }
 
 impl Config {
     fn params(&self) -> CodelParams {
-        CodelParams::new(self.target, self.interval, self.mtu, self.ecn)
+        let ce = CeThreshold::new(self.ce_threshold, self.l4s);
+        CodelParams::new(self.target, self.interval, self.mtu, self.ecn, ce)
     }
 }
 
@@ -85,11 +107,12 @@ pub(crate) struct CodelParams {
     pub interval: Time,
     pub mtu: u64,
     pub ecn: bool,
+    pub ce: CeThreshold,
 }
 
 impl CodelParams {
-    pub fn new(target: Seconds, interval: Seconds, mtu: Bytes, ecn: bool) -> Self {
-        CodelParams { target: secs(target.0), interval: secs(interval.0), mtu: mtu.0, ecn }
+    pub fn new(target: Seconds, interval: Seconds, mtu: Bytes, ecn: bool, ce: CeThreshold) -> Self {
+        CodelParams { target: secs(target.0), interval: secs(interval.0), mtu: mtu.0, ecn, ce }
     }
 
     /// `t + interval / sqrt(count)`.
@@ -115,9 +138,15 @@ pub(crate) struct CodelState {
 impl CodelState {
     /// Pops the head of `fifo` and says whether CoDel may drop it (the RFC's `dodequeue`).
     fn pop(&mut self, p: &CodelParams, fifo: &mut Fifo, env: &mut QueueEnv) -> (Option<PacketId>, bool) {
-        let Some(pkt) = fifo.pop(env.packets) else {
+        let pkt = fifo.pop(env.packets);
+        (pkt, self.ok_to_drop(p, pkt, fifo, env))
+    }
+
+    /// Whether CoDel may drop `pkt`, just popped from `fifo` (ns-3 `OkToDrop`).
+    fn ok_to_drop(&mut self, p: &CodelParams, pkt: Option<PacketId>, fifo: &Fifo, env: &QueueEnv) -> bool {
+        let Some(pkt) = pkt else {
             self.first_above_time = None;
-            return (None, false);
+            return false;
         };
         let sojourn = env.now - env.packets.get(pkt).enqueued_at;
         let mut ok_to_drop = false;
@@ -129,13 +158,38 @@ impl CodelState {
                 Some(t) => ok_to_drop = env.now >= t,
             }
         }
-        (Some(pkt), ok_to_drop)
+        ok_to_drop
     }
 
-    /// The next packet to send from `fifo`, dropping (or marking) heads as the control law says.
+    /// The next packet to send from `fifo`, dropping (or marking) heads as the control law says, then
+    /// marking against `ce_threshold` (ns-3 `CoDelQueueDisc::DoDequeue`).
     pub fn dequeue(&mut self, p: &CodelParams, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
+        let head = fifo.pop(env.packets);
+        if let Some(pkt) = head.filter(|&pkt| p.ce.is_l4s(env.packets.get(pkt).ecn)) {
+            // L4S: the threshold alone decides, and the control law's state does not see the packet.
+            p.ce.mark_above(pkt, env);
+            return head;
+        }
+        let ok_to_drop = self.ok_to_drop(p, head, fifo, env);
+        let (pkt, marked) = self.control_law_dequeue(p, head, ok_to_drop, fifo, env);
+        if let Some(pkt) = pkt.filter(|_| !marked && p.ecn && !p.ce.l4s) {
+            // Linux's ce_threshold, which ns-3 applies only with ECN on and without a second mark.
+            p.ce.mark_above(pkt, env);
+        }
+        pkt
+    }
+
+    /// The RFC's dequeue from the popped head `pkt` on: the packet to send and whether it was marked.
+    fn control_law_dequeue(
+        &mut self,
+        p: &CodelParams,
+        mut pkt: Option<PacketId>,
+        ok_to_drop: bool,
+        fifo: &mut Fifo,
+        env: &mut QueueEnv,
+    ) -> (Option<PacketId>, bool) {
         let now = env.now;
-        let (mut pkt, ok_to_drop) = self.pop(p, fifo, env);
+        let mut marked = false;
         if self.dropping {
             if !ok_to_drop {
                 self.dropping = false;
@@ -146,7 +200,7 @@ impl CodelState {
                 if env.mark_or_drop(head, p.ecn) {
                     // Marked: it is sent, and the next mark is scheduled as after a drop.
                     self.drop_next = p.control_law(self.drop_next, self.count);
-                    return pkt;
+                    return (pkt, true);
                 }
                 let (next, ok) = self.pop(p, fifo, env);
                 pkt = next;
@@ -158,7 +212,8 @@ impl CodelState {
             }
         } else if ok_to_drop {
             let head = pkt.expect("ok_to_drop implies a packet");
-            if !env.mark_or_drop(head, p.ecn) {
+            marked = env.mark_or_drop(head, p.ecn);
+            if !marked {
                 pkt = self.pop(p, fifo, env).0;
             }
             self.dropping = true;
@@ -168,7 +223,7 @@ impl CodelState {
             self.drop_next = p.control_law(now, self.count);
             self.lastcount = self.count;
         }
-        pkt
+        (pkt, marked)
     }
 
     pub fn state(&self) -> [(&'static str, f64); 3] {
@@ -369,6 +424,70 @@ mod tests {
         assert_eq!(q.len_packets(), 3);
     }
 
+    fn l4s() -> Config {
+        Config { ce_threshold: Some(Seconds(0.001)), l4s: true, ..Default::default() }
+    }
+
+    #[test]
+    fn l4s_marks_an_ect1_packet_only_when_its_sojourn_exceeds_ce_threshold() {
+        let (mut h, mut q) = standing_queue(3, Ecn::Ect1, l4s());
+        h.now = MS / 2;
+        assert_eq!(h.depart(&mut q), Some(0));
+        h.now = MS;
+        assert_eq!(h.depart(&mut q), Some(1), "exactly at the threshold: not above it");
+        assert!(h.actions.is_empty());
+        h.now = MS + 1;
+        assert_eq!(h.depart(&mut q), Some(2));
+        assert_eq!(h.actions, vec![QueueAction::Marked(2)], "marked and sent");
+        assert_eq!(h.packets.get(2).ecn, Ecn::Ce);
+        assert_eq!((h.packets.get(0).ecn, h.packets.get(1).ecn), (Ecn::Ect1, Ecn::Ect1));
+    }
+
+    #[test]
+    fn l4s_packets_bypass_the_control_law() {
+        // A standing ECT(1) queue far above target for 600 ms: every packet above 1 ms is marked, none
+        // is dropped, and CoDel never starts counting (ns-3 returns before `OkToDrop`).
+        let (mut h, mut q) = standing_queue(1000, Ecn::Ect1, l4s());
+        let events = run(&mut h, &mut q, 1, 600);
+        let marked: Vec<u64> = (2..600).collect();
+        assert_eq!(events.iter().map(|e| e.0).collect::<Vec<_>>(), marked);
+        assert!(events.iter().all(|e| matches!(e.1, QueueAction::Marked(_))));
+        assert_eq!((q.aqm.state.count, q.aqm.state.dropping), (0, false));
+        assert_eq!(q.aqm.state.first_above_time, None);
+    }
+
+    #[test]
+    fn ect0_and_not_ect_packets_follow_the_classic_law_in_l4s_mode() {
+        for (ecn, marking) in [(Ecn::NotEct, false), (Ecn::NotEct, true), (Ecn::Ect0, true), (Ecn::Ect0, false)] {
+            let classic = Config { ecn: marking, ..Default::default() };
+            let (mut h, mut q) = standing_queue(1000, ecn, classic.clone());
+            let expected = run(&mut h, &mut q, 1, 600);
+            let (mut h, mut q) = standing_queue(1000, ecn, Config { ecn: marking, ..l4s() });
+            assert_eq!(run(&mut h, &mut q, 1, 600), expected, "{ecn:?}, ecn = {marking}");
+            let times: Vec<u64> = expected.iter().take(3).map(|e| e.0).collect();
+            assert_eq!(times, [105, 205, 276], "{ecn:?}, ecn = {marking}");
+        }
+    }
+
+    #[test]
+    fn ce_threshold_without_l4s_marks_every_ect_packet_above_it_once_with_ecn_on() {
+        // ns-3 (and Linux's ce_threshold): ECT(0) above 1 ms is marked at every departure, the control
+        // law's own marks (105, 205, 276 ms) included, but never twice.
+        let cfg = Config { ecn: true, ce_threshold: Some(Seconds(0.001)), ..Default::default() };
+        let (mut h, mut q) = standing_queue(1000, Ecn::Ect0, cfg.clone());
+        let events = run(&mut h, &mut q, 1, 300);
+        assert_eq!(events.iter().map(|e| e.0).collect::<Vec<_>>(), (2..300).collect::<Vec<_>>());
+        assert!(events.iter().all(|e| matches!(e.1, QueueAction::Marked(_))));
+        assert_eq!(q.aqm.state.count, 3, "the control law ran as without the threshold");
+        // Non-ECT packets are neither marked nor dropped by the threshold.
+        let (mut h, mut q) = standing_queue(300, Ecn::NotEct, cfg);
+        assert_eq!(run(&mut h, &mut q, 1, 110), vec![(105, QueueAction::Dropped(104, DropReason::NotEct))]);
+        // ns-3 applies the threshold only with ECN on.
+        let cfg = Config { ce_threshold: Some(Seconds(0.001)), ..Default::default() };
+        let (mut h, mut q) = standing_queue(300, Ecn::Ect0, cfg);
+        assert_eq!(run(&mut h, &mut q, 1, 110), vec![(105, QueueAction::Dropped(104, DropReason::Early))]);
+    }
+
     #[test]
     fn validate_rejects_nonsense() {
         assert_rejected([
@@ -376,6 +495,8 @@ mod tests {
             ("interval", Config { interval: Seconds(-1.0), ..Default::default() }),
             ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
             ("limit", Config { limit: 0, ..Default::default() }),
+            ("ce_threshold", Config { ce_threshold: Some(Seconds(-0.001)), ..Default::default() }),
+            ("ce_threshold", Config { l4s: true, ..Default::default() }),
         ]);
     }
 }

@@ -17,13 +17,15 @@
 //!   bucket from `old_flows` — removed from the lists; else `deficit -= size` and the packet is sent.
 //!
 //! CoDel's MAXPACKET guard uses the bucket's own backlog (as ns-3's per-flow CoDel child queues; Linux
-//! passes the whole qdisc backlog). Not reproduced: `memory_limit`, `ce_threshold`.
+//! passes the whole qdisc backlog). `ce_threshold` and `l4s` are each bucket's CoDel's (ns-3 passes
+//! `CeThreshold` and `UseL4s` to its child CoDel queues; [`super::l4s`]). Not reproduced: `memory_limit`.
 //!
 //! Defaults: flows 1024, quantum 1514 B, limit 10240 packets, drop_batch 64, target 5 ms, interval
 //! 100 ms, MAXPACKET 1500 B, ECN on (Linux and ns-3 defaults).
 
 use super::codel::{validate_law, CodelParams, CodelState};
 use super::fifo::Fifo;
+use super::l4s::{self, CeThreshold};
 use super::{Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
@@ -49,6 +51,10 @@ pub struct Config {
     pub mtu: Bytes,
     /// Mark ECN-capable packets instead of dropping them (on).
     pub ecn: bool,
+    /// Each bucket's CoDel `ce_threshold` (ns-3 `CeThreshold`; absent: off).
+    pub ce_threshold: Option<Seconds>,
+    /// Each bucket's CoDel L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
+    pub l4s: bool,
 }
 
 impl Default for Config {
@@ -62,6 +68,8 @@ impl Default for Config {
             interval: Seconds(0.1),
             mtu: Bytes(1500),
             ecn: true,
+            ce_threshold: None,
+            l4s: false,
         }
     }
 }
@@ -78,6 +86,7 @@ impl DisciplineConfig for Config {
         check::size("quantum", self.quantum)?;
         check::at_least_one("limit", self.limit)?;
         check::at_least_one("drop_batch", self.drop_batch)?;
+        l4s::validate(self.ce_threshold, self.l4s)?;
         validate_law(self.target, self.interval, self.mtu)
     }
 }
@@ -131,7 +140,13 @@ impl Discipline<Config> for FqCodel {
             quantum: cfg.quantum.0 as i64,
             limit: cfg.limit as usize,
             drop_batch: cfg.drop_batch as usize,
-            params: CodelParams::new(cfg.target, cfg.interval, cfg.mtu, cfg.ecn),
+            params: CodelParams::new(
+                cfg.target,
+                cfg.interval,
+                cfg.mtu,
+                cfg.ecn,
+                CeThreshold::new(cfg.ce_threshold, cfg.l4s),
+            ),
             buckets,
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
@@ -386,6 +401,53 @@ mod tests {
     }
 
     #[test]
+    fn l4s_marks_an_ect1_flow_above_ce_threshold_beside_a_classic_flow() {
+        // A ECT(1) and B not ECN-capable, 300 packets each at t = 0, one departure per ms. ns-3 gives
+        // each bucket's CoDel `CeThreshold` and `UseL4s`: A is marked past 1 ms and never dropped, B
+        // follows the control law (dropped as not ECN-capable; ECN is on by default).
+        let cfg = Config { ce_threshold: Some(Seconds(0.001)), l4s: true, ..Default::default() };
+        let (mut h, mut q) = fq(cfg.clone());
+        for _ in 0..300 {
+            arrive(&mut h, &mut q, A, 1500, Ecn::Ect1);
+            arrive(&mut h, &mut q, B, 1500, Ecn::NotEct);
+        }
+        let (mut marked, mut dropped, mut sent_a) = (0, Vec::new(), 0);
+        for t in 1..400 {
+            h.now = t * MS;
+            let p = h.depart(&mut q).unwrap();
+            sent_a += (h.packets.get(p).flow == A) as usize;
+            for a in &h.actions {
+                match *a {
+                    QueueAction::Marked(m) => {
+                        assert_eq!((m, h.packets.get(m).flow), (p, A), "only A's sent packet");
+                        marked += 1;
+                    }
+                    QueueAction::Dropped(d, why) => {
+                        assert_eq!((h.packets.get(d).flow, why), (B, DropReason::NotEct));
+                        dropped.push(t);
+                    }
+                }
+            }
+        }
+        assert_eq!(marked, sent_a - 1, "every A packet but the first (sent at 1 ms) waited over 1 ms");
+        // B departs every other ms (2, 4, 6, ...): its sojourn passes 5 ms at 6 ms, first drop 100 ms later.
+        assert_eq!(dropped[0], 106, "B's CoDel runs its control law");
+        // B's packets in ECT(0) are marked by the control law only, not by the threshold.
+        let (mut h, mut q) = fq(cfg);
+        for _ in 0..300 {
+            arrive(&mut h, &mut q, B, 1500, Ecn::Ect0);
+        }
+        let marks: Vec<u64> = (1..300)
+            .filter(|&t| {
+                h.now = t * MS;
+                h.depart(&mut q);
+                !h.actions.is_empty()
+            })
+            .collect();
+        assert_eq!(marks, [105, 205, 276]);
+    }
+
+    #[test]
     fn validate_rejects_nonsense() {
         assert_rejected([
             ("flows", Config { flows: 0, ..Default::default() }),
@@ -394,6 +456,8 @@ mod tests {
             ("drop_batch", Config { drop_batch: 0, ..Default::default() }),
             ("target", Config { target: Seconds(-0.005), ..Default::default() }),
             ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
+            ("ce_threshold", Config { l4s: true, ..Default::default() }),
+            ("ce_threshold", Config { ce_threshold: Some(Seconds(f64::NAN)), ..Default::default() }),
         ]);
     }
 }

@@ -16,6 +16,7 @@
 
 pub(crate) mod check;
 pub mod fifo;
+pub(crate) mod l4s;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::scenario::tagged::{self, Tagged};
@@ -93,7 +94,8 @@ impl QueueEnv<'_> {
 
     /// Sets CE on `pkt` if it is ECN-capable and reports the mark; leaves a non-ECT packet alone.
     /// This is REM's and AVQ's marking mode, where a selected non-ECT packet is neither marked nor
-    /// dropped. Returns whether the packet was marked.
+    /// dropped, and the `ce_threshold` marking of CoDel, FQ-CoDel and PIE. Returns whether the packet
+    /// was marked.
     pub fn mark_if_capable(&mut self, pkt: PacketId) -> bool {
         let capable = self.packets.get(pkt).ecn.is_capable();
         if capable {

@@ -31,6 +31,10 @@
 //! (reset when `drop_prob` is 0 and after every drop), never drop while `accu_prob < 0.85`, always drop
 //! when it reaches 8.5, otherwise the random test.
 //!
+//! **L4S mode** (`l4s` with `ce_threshold`, ns-3 `UseL4s` and `CeThreshold`; [`super::l4s`]): an ECT(1)
+//! or CE arrival skips the random test (not the buffer limit); at departure such a packet is marked
+//! if its sojourn exceeds the threshold and skips the delay and rate measurement.
+//!
 //! Not reproduced: ns-3's inherited ns-2 burst state machine (which zeroes drop_prob while the allowance
 //! lasts — the RFC does not), the RFC's optional `active_` switch, and ns-3's reset of the rate estimate
 //! when uncongested.
@@ -42,6 +46,7 @@
 //! tail drop governs the queue (ns-3's 25 packets would make PIE a drop-tail queue at study link speeds).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
+use super::l4s::{self, CeThreshold};
 use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
@@ -80,6 +85,11 @@ pub struct Config {
     pub bytes: bool,
     /// Mean packet size for bytes mode (MEAN_PKTSIZE, 1000).
     pub mean_pktsize: Bytes,
+    /// With `l4s`: sojourn above which an L4S packet is CE-marked at dequeue (ns-3 `CeThreshold`).
+    pub ce_threshold: Option<Seconds>,
+    /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets skip the random test at arrival and the delay
+    /// measurement at departure, and are marked above `ce_threshold`.
+    pub l4s: bool,
 }
 
 impl Default for Config {
@@ -99,6 +109,8 @@ impl Default for Config {
             derandomize: false,
             bytes: false,
             mean_pktsize: Bytes(1000),
+            ce_threshold: None,
+            l4s: false,
         }
     }
 }
@@ -119,7 +131,11 @@ impl DisciplineConfig for Config {
         check::nonnegative_secs("max_burst", self.max_burst)?;
         check::size("dq_threshold", self.dq_threshold)?;
         check::probability("mark_ecnth", self.mark_ecnth)?;
-        check::size("mean_pktsize", self.mean_pktsize)
+        check::size("mean_pktsize", self.mean_pktsize)?;
+        l4s::validate(self.ce_threshold, self.l4s)?;
+        // ns-3's PIE reads CeThreshold only in L4S mode: refuse a threshold that would do nothing.
+        let used = self.l4s || self.ce_threshold.is_none();
+        check::ensure(used, "ce_threshold", "no threshold without l4s = true (PIE marks only L4S packets at it)")
     }
 }
 
@@ -162,6 +178,7 @@ impl RateEstimator {
 
 pub struct Pie {
     cfg: Config,
+    ce: CeThreshold,
     qdelay_ref: Time,
     t_update: Time,
     max_burst: Time,
@@ -226,6 +243,7 @@ impl FifoAqm for Pie {
             t_update: secs(cfg.t_update.0),
             max_burst: secs(cfg.max_burst.0),
             burst_allowance: secs(cfg.max_burst.0),
+            ce: CeThreshold::new(cfg.ce_threshold, cfg.l4s),
             cfg,
             drop_prob: 0.0,
             qdelay: 0,
@@ -242,7 +260,9 @@ impl FifoAqm for Pie {
             self.accu_prob = 0.0;
             return;
         }
-        if self.burst_allowance == 0 && self.drop_early(fifo, size, env) {
+        // ns-3 `PieQueueDisc::DoEnqueue`: an L4S arrival is not offered to the random test.
+        let l4s = self.ce.is_l4s(env.packets.get(pkt).ecn);
+        if self.burst_allowance == 0 && !l4s && self.drop_early(fifo, size, env) {
             let kept = if self.cfg.ecn && self.drop_prob <= self.cfg.mark_ecnth {
                 env.mark_or_drop(pkt, true)
             } else {
@@ -259,6 +279,12 @@ impl FifoAqm for Pie {
 
     fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
         let pkt = fifo.pop(env.packets)?;
+        if self.ce.is_l4s(env.packets.get(pkt).ecn) {
+            // ns-3 `PieQueueDisc::DoDequeue`: marked above the threshold, and not measured, so that
+            // the drop probability follows the classic traffic's delay.
+            self.ce.mark_above(pkt, env);
+            return Some(pkt);
+        }
         if self.cfg.dq_rate_estimator {
             let threshold = self.cfg.dq_threshold.0;
             self.rate.on_departure(env.now, env.size(pkt), fifo.bytes(), threshold);
@@ -588,6 +614,55 @@ mod tests {
             ("dq_threshold", Config { dq_threshold: Bytes(0), ..Default::default() }),
             ("mark_ecnth", Config { mark_ecnth: 1.5, ..Default::default() }),
             ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
+            ("ce_threshold", Config { l4s: true, ..Default::default() }),
+            ("ce_threshold", Config { ce_threshold: Some(Seconds(0.001)), ..Default::default() }),
+            ("ce_threshold", Config { ce_threshold: Some(Seconds(-0.001)), ..l4s() }),
         ]);
+    }
+
+    fn l4s() -> Config {
+        Config { ce_threshold: Some(Seconds(0.001)), l4s: true, ..Default::default() }
+    }
+
+    #[test]
+    fn l4s_arrivals_skip_the_random_test_and_others_face_it_unchanged() {
+        let (mut h, mut q) = pie(l4s());
+        for _ in 0..2 {
+            h.arrive(&mut q, 1000, Ecn::NotEct);
+        }
+        drop_randomly_at(&mut q, 1.0);
+        for _ in 0..100 {
+            assert!(h.arrive(&mut q, 1000, Ecn::Ect1).is_none());
+            assert!(h.arrive(&mut q, 1000, Ecn::Ce).is_none());
+        }
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect0), Some(DropReason::Early));
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::NotEct), Some(DropReason::Early));
+        // The buffer still holds: a full queue drops L4S arrivals too.
+        let (mut h, mut q) = pie(Config { limit: 1, ..l4s() });
+        h.arrive(&mut q, 1000, Ecn::Ect1);
+        assert_eq!(h.arrival_dropped(&mut q, 1000, Ecn::Ect1), Some(DropReason::Overflow));
+    }
+
+    #[test]
+    fn l4s_departures_are_marked_above_ce_threshold_and_not_measured() {
+        let (mut h, mut q) = pie(l4s());
+        for ecn in [Ecn::NotEct, Ecn::Ect1, Ecn::Ect1, Ecn::NotEct] {
+            h.arrive(&mut q, 1000, ecn);
+        }
+        h.now = 3 * MS;
+        h.depart(&mut q);
+        assert_eq!(q.aqm.qdelay, 3 * MS);
+        h.now = 4 * MS;
+        assert_eq!(h.depart(&mut q), Some(1));
+        assert_eq!(h.actions, vec![QueueAction::Marked(1)], "4 ms > 1 ms: marked and sent");
+        assert_eq!(q.aqm.qdelay, 3 * MS, "not a delay sample");
+        // Below the threshold: sent unmarked.
+        h.depart(&mut q);
+        h.depart(&mut q);
+        h.arrive(&mut q, 1000, Ecn::Ect1);
+        h.now += MS / 2;
+        assert_eq!(h.depart(&mut q), Some(4));
+        assert!(h.actions.is_empty());
+        assert_eq!(h.packets.get(4).ecn, Ecn::Ect1);
     }
 }

@@ -487,7 +487,7 @@ impl Endpoint {
         let fin = self.closing && seq + len == self.app_end;
         let end = seq + len + fin as u64;
         let mut f = flags::ACK | if fin { flags::FIN } else { 0 };
-        let ecn = if self.ecn_ok && len > 0 { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn = if self.ecn_ok && len > 0 { cfg.ecn_codepoint.ecn() } else { Ecn::NotEct };
         if self.cwr_pending && len > 0 {
             // CWR goes on the first data segment after a window reduction, a retransmission included
             // (ns-2 `SetCWRonRetransmit_` true: TcpAgent::output, FullTcpAgent::foutput).
@@ -935,6 +935,7 @@ mod tests {
     use super::*;
     use crate::tcp::cc::dctcp::Dctcp;
     use crate::tcp::cc::newreno::NewReno;
+    use crate::tcp::EcnCodepoint;
 
     /// Two endpoints joined by a lossless wire; packets are handed over by hand.
     struct Pair {
@@ -1393,9 +1394,10 @@ mod tests {
         let (mut p, data) = sender_with_window(cfg, marks.len() as f64);
         p.cfg.delayed_ack = true; // the receiver's only (sender_with_window ACKs every segment)
         let mut acks = Vec::new();
+        let codepoint = p.cfg.ecn_codepoint.ecn();
         for (pkt, &ce) in data.iter().zip(marks) {
             let ecn = if ce { Ecn::Ce } else { pkt.ecn };
-            assert_eq!(pkt.ecn, Ecn::Ect0, "data is ECT(0)");
+            assert_eq!(pkt.ecn, codepoint, "data carries the configured codepoint");
             p.now += 1_000_000;
             let sent = p.deliver(1, &[Packet { ecn, ..pkt.clone() }]);
             acks.extend(sent.iter().map(|a| (seg_no(a.ack), a.has(flags::ECE))));
@@ -1430,6 +1432,11 @@ mod tests {
         // second segment whatever its mark.
         let latched = acks_for_marks(TcpConfig { ecn: true, ..TcpConfig::default() }, &marks);
         assert_eq!(latched, [(2, c), (4, c), (6, c), (8, c), (10, c), (12, c)]);
+        // ECT(1) data (L4S) is echoed exactly as ECT(0) data, by either receiver.
+        let ect1 = TcpConfig { ecn_codepoint: EcnCodepoint::Ect1, ..dctcp() };
+        assert_eq!(acks_for_marks(ect1, &marks), expected);
+        let ect1 = TcpConfig { ecn: true, ecn_codepoint: EcnCodepoint::Ect1, ..TcpConfig::default() };
+        assert_eq!(acks_for_marks(ect1, &marks), latched);
     }
 
     fn alpha(e: &Endpoint) -> f64 {

@@ -13,8 +13,9 @@
 //! duplicate ACKs. The retransmission timer is RFC 6298 with ns-2's tick quantisation ([`rtt`]).
 //! Receivers delay ACKs (every `ack_every`-th in-order segment or after `delack_timeout`) and ACK
 //! out-of-order data at once. ECN follows RFC 3168 with ns-2's choices: data segments (retransmissions
-//! included) are ECT(0), SYN/SYN-ACK/pure ACKs are not; ECE is echoed until CWR, which the sender puts
-//! on the first data segment (a retransmission included) after any window reduction; the sender halves
+//! included) are ECT(0), or ECT(1) with `ecn_codepoint = "ect1"` (the L4S identifier, RFC 9331),
+//! SYN/SYN-ACK/pure ACKs are not; ECE is echoed until CWR, which the sender puts on the first data
+//! segment (a retransmission included) after any window reduction; the sender halves
 //! at most once per window, keeping cwnd's fraction (31 -> 15.5; 1 -> 0.5, which sends nothing until
 //! the retransmission timer expires, and a second such reduction doubles the timer), does not open cwnd
 //! on ACKs carrying ECE, and does not cut ssthresh at a timeout that follows an ECN reduction (the first
@@ -33,6 +34,7 @@ pub mod timer;
 
 pub use endpoint::{Endpoint, Role, TcpStats};
 
+use crate::net::Ecn;
 use crate::scenario::units::Duration;
 use cc::ControllerKind;
 use serde::{Deserialize, Serialize};
@@ -70,6 +72,8 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Negotiate ECN (RFC 3168); both ends of a connection use the flow group's setting.
     pub ecn: bool,
+    /// The ECT codepoint of data segments when ECN is negotiated (needs `ecn`).
+    pub ecn_codepoint: EcnCodepoint,
     /// Most segments sent in one burst; 0 = unlimited (ns-2 `maxburst_` 0).
     pub max_burst: u32,
     /// Nagle's algorithm: hold a partial segment while data is unacknowledged (ns-2 FullTcp's default,
@@ -106,17 +110,49 @@ pub enum Recovery {
     FullTcp,
 }
 
-/// Read through a string, so that a value of the wrong type is reported as "expected a string" (a
-/// bare enum would say "unit variant").
+/// The ECT codepoint a flow group's data carries (`ecn_codepoint = "ect0" | "ect1"` in `[tcp]`).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", try_from = "String")]
+pub enum EcnCodepoint {
+    /// ECT(0), RFC 3168's classic ECN (ns-2's only codepoint; ns-3 `TcpDctcp::UseEct0` true).
+    #[default]
+    Ect0,
+    /// ECT(1), the L4S identifier (RFC 9331): L4S-mode queues mark it against a shallow threshold
+    /// (ns-3 `TcpDctcp::UseEct0` false).
+    Ect1,
+}
+
+impl EcnCodepoint {
+    pub fn ecn(self) -> Ecn {
+        match self {
+            EcnCodepoint::Ect0 => Ecn::Ect0,
+            EcnCodepoint::Ect1 => Ecn::Ect1,
+        }
+    }
+}
+
+/// The value named `s` among `names`. The options below are read through a string so that a value of
+/// the wrong type is reported as "expected a string" (a bare enum would say "unit variant").
+fn by_name<T: Copy>(s: &str, names: &[(&str, T)]) -> Result<T, String> {
+    names.iter().find(|(name, _)| *name == s).map(|&(_, v)| v).ok_or_else(|| {
+        let expected: Vec<String> = names.iter().map(|(name, _)| format!("`{name}`")).collect();
+        format!("unknown variant `{s}`, expected {}", expected.join(" or "))
+    })
+}
+
+impl TryFrom<String> for EcnCodepoint {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        by_name(&s, &[("ect0", EcnCodepoint::Ect0), ("ect1", EcnCodepoint::Ect1)])
+    }
+}
+
 impl TryFrom<String> for Recovery {
     type Error = String;
 
     fn try_from(s: String) -> Result<Self, String> {
-        match s.as_str() {
-            "one_way" => Ok(Recovery::OneWay),
-            "full_tcp" => Ok(Recovery::FullTcp),
-            _ => Err(format!("unknown variant `{s}`, expected `one_way` or `full_tcp`")),
-        }
+        by_name(&s, &[("one_way", Recovery::OneWay), ("full_tcp", Recovery::FullTcp)])
     }
 }
 
@@ -136,6 +172,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             limited_transmit: true,
             ecn: false,
+            ecn_codepoint: EcnCodepoint::Ect0,
             max_burst: 0,
             nagle: false,
             slow_start_restart: true,
@@ -173,6 +210,9 @@ impl TcpConfig {
         }
         if self.cc == ControllerKind::Dctcp && !self.ecn {
             return bad("cc", "\"dctcp\" reacts to ECN marks: it needs ecn = true");
+        }
+        if self.ecn_codepoint == EcnCodepoint::Ect1 && !self.ecn {
+            return bad("ecn_codepoint", "\"ect1\" is an ECN codepoint: it needs ecn = true");
         }
         if !(self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
             return bad("dctcp_g", "a gain in (0, 1]");
