@@ -165,7 +165,7 @@ impl CodelState {
     /// marking against `ce_threshold` (ns-3 `CoDelQueueDisc::DoDequeue`).
     pub fn dequeue(&mut self, p: &CodelParams, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
         let head = fifo.pop(env.packets);
-        if let Some(pkt) = head.filter(|&pkt| p.ce.is_l4s(env.packets.get(pkt).ecn)) {
+        if let Some(pkt) = head.filter(|&pkt| p.ce.holds_l4s(pkt, env)) {
             // L4S: the threshold alone decides, and the control law's state does not see the packet.
             p.ce.mark_above(pkt, env);
             return head;

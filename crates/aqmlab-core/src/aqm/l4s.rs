@@ -32,6 +32,12 @@ impl CeThreshold {
         self.l4s && matches!(ecn, Ecn::Ect1 | Ecn::Ce)
     }
 
+    /// Whether `pkt` is L4S traffic here; it reads the packet only in L4S mode, since every enqueue and
+    /// dequeue of CoDel and PIE asks.
+    pub fn holds_l4s(&self, pkt: PacketId, env: &QueueEnv) -> bool {
+        self.l4s && self.is_l4s(env.packets.get(pkt).ecn)
+    }
+
     /// Marks `pkt` when it is ECN-capable and has waited strictly longer than the threshold. A packet
     /// already CE counts as marked again, as in ns-3 and Linux.
     pub fn mark_above(&self, pkt: PacketId, env: &mut QueueEnv) {

@@ -261,7 +261,7 @@ impl FifoAqm for Pie {
             return;
         }
         // ns-3 `PieQueueDisc::DoEnqueue`: an L4S arrival is not offered to the random test.
-        let l4s = self.ce.is_l4s(env.packets.get(pkt).ecn);
+        let l4s = self.ce.holds_l4s(pkt, env);
         if self.burst_allowance == 0 && !l4s && self.drop_early(fifo, size, env) {
             let kept = if self.cfg.ecn && self.drop_prob <= self.cfg.mark_ecnth {
                 env.mark_or_drop(pkt, true)
@@ -279,7 +279,7 @@ impl FifoAqm for Pie {
 
     fn dequeue(&mut self, fifo: &mut Fifo, env: &mut QueueEnv) -> Option<PacketId> {
         let pkt = fifo.pop(env.packets)?;
-        if self.ce.is_l4s(env.packets.get(pkt).ecn) {
+        if self.ce.holds_l4s(pkt, env) {
             // ns-3 `PieQueueDisc::DoDequeue`: marked above the threshold, and not measured, so that
             // the drop probability follows the classic traffic's delay.
             self.ce.mark_above(pkt, env);
