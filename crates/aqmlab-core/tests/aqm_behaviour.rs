@@ -1,7 +1,8 @@
 //! Whole-simulation checks of the AQMs against their own targets and equations: PI and PIE hold their
 //! reference queue/delay, Adaptive RED keeps its average in its target band, CoDel and COBALT keep the
-//! standing sojourn near their target, byte-mode RED selects packets in proportion to their size, and
-//! PI/REM with ECN never early-drop an ECN-capable packet.
+//! standing sojourn near their target, byte-mode RED selects packets in proportion to their size,
+//! PI/REM with ECN never early-drop an ECN-capable packet, and DualPI2 holds DCTCP under its step and
+//! CUBIC near its target at comparable rates.
 //!
 //! Every expectation comes from the algorithm's definition (reference queue, target delay, band, size
 //! ratio), never from an earlier aqmlab run. Durations are kept short (a few seconds of wall time each
@@ -11,7 +12,7 @@ mod common;
 
 use aqmlab_core::metrics::{ClassCounters, LinkRow};
 use aqmlab_core::RunResult;
-use common::{link, link_table, simulate};
+use common::{link, link_table, simulate, LARGE_DROPTAIL};
 
 fn class<'a>(r: &'a RunResult, link: &str, class: &str) -> &'a ClassCounters {
     r.link_classes
@@ -337,4 +338,76 @@ fn l4s_fq_codel_holds_ect1_dctcp_near_ce_threshold_where_classic_codel_holds_its
     let marking = simulate(&short("{ kind = \"codel\", ecn = true, limit = 1000 }", "ect1"));
     eprintln!("CoDel with ECN: {}", shown(&marking));
     assert!(sojourn(&marking) > 0.010, "CoDel with ECN: {}", shown(&marking));
+}
+
+#[test]
+fn dualpi2_keeps_dctcp_in_the_l_queue_near_1_ms_and_cubic_near_the_15_ms_target() {
+    // One DCTCP flow sending ECT(1) and one CUBIC flow sending ECT(0), same paths (base RTT 10 ms),
+    // over a 40 Mb/s DualPI2 bottleneck. A flow's queueing delay is its mean one-way delay minus its
+    // minimum (the access links are fast and never queue).
+    let access = |a: &str, b: &str| link_table(a, b, "1Gbps", "1ms", LARGE_DROPTAIL);
+    let text = format!(
+        r#"
+duration = 20
+[measure]
+warmup = 5
+sample_links = ["A->B"]
+[tcp]
+mss = 1460
+max_window = 1000
+ecn = true
+{}{}{}{}{}
+[[flows]]
+name = "dctcp"
+kind = "tcp_bulk"
+src = "S1"
+dst = "R1"
+class = "dctcp"
+tcp = {{ cc = "dctcp", ecn_codepoint = "ect1" }}
+[[flows]]
+name = "cubic"
+kind = "tcp_bulk"
+src = "S2"
+dst = "R2"
+class = "cubic"
+tcp = {{ cc = "cubic" }}
+"#,
+        access("S1", "A"),
+        access("S2", "A"),
+        link_table("A", "B", "40Mbps", "2ms", "{ kind = \"dualpi2\" }"),
+        access("B", "R1"),
+        access("B", "R2"),
+    );
+    let r = simulate(&text);
+    let flow = |name: &str| r.flows.iter().find(|f| f.group == name).unwrap();
+    let (dctcp, cubic) = (flow("dctcp"), flow("cubic"));
+    let queueing = |f: &aqmlab_core::metrics::FlowRow| f.owd_mean_s - f.owd_min_s;
+    let b = link(&r, "A->B");
+    let ratio = dctcp.goodput_bps / cubic.goodput_bps;
+    let shown = format!(
+        "L delay {:.3} ms, C delay {:.3} ms, DCTCP {:.2} Mb/s, CUBIC {:.2} Mb/s (ratio {ratio:.3}), util {:.4}, \
+         marks dctcp {} cubic {}, drops {}, state {}",
+        queueing(dctcp) * 1e3,
+        queueing(cubic) * 1e3,
+        dctcp.goodput_bps / 1e6,
+        cubic.goodput_bps / 1e6,
+        b.utilization,
+        class(&r, "A->B", "dctcp").marks,
+        class(&r, "A->B", "cubic").marks,
+        b.drops,
+        b.queue_state,
+    );
+    // Measured: L delay 0.165 ms, C delay 13.5 ms, DCTCP 23.25 Mb/s, CUBIC 15.68 Mb/s (ratio 1.48),
+    // utilisation 1.0, no drop (seeds 2 and 3: ratios 1.72 and 1.76, C delays 13.0 and 14.2 ms).
+    eprintln!("DualPI2: {shown}");
+    // Every L packet that waited over the 1-ms step is marked and the L queue is served first, so
+    // its mean delay stays under the step.
+    assert!(queueing(dctcp) > 0.0 && queueing(dctcp) < 0.001, "{shown}");
+    // PI2 drives the C head's sojourn to the 15 ms target; the mean over CUBIC's packets lies below
+    // the head's sojourn at the updates (the queue is younger behind the head), hence target/2..1.5 target.
+    assert!((0.0075..=0.0225).contains(&queueing(cubic)), "{shown}");
+    // RFC 9332's coexistence claim: rates within a factor 2 of each other at equal RTTs with k = 2.
+    assert!((0.5..=2.0).contains(&ratio), "{shown}");
+    assert!(b.utilization > 0.95 && b.drops == 0, "{shown}");
+    assert!(class(&r, "A->B", "dctcp").marks > 0 && class(&r, "A->B", "cubic").marks > 0, "{shown}");
 }

@@ -38,10 +38,15 @@ impl CeThreshold {
         self.l4s && self.is_l4s(env.packets.get(pkt).ecn)
     }
 
+    /// Whether `pkt` has waited strictly longer than the threshold (never without one).
+    pub fn waited_over(&self, pkt: PacketId, env: &QueueEnv) -> bool {
+        self.at.is_some_and(|at| env.now - env.packets.get(pkt).enqueued_at > at)
+    }
+
     /// Marks `pkt` when it is ECN-capable and has waited strictly longer than the threshold. A packet
     /// already CE counts as marked again, as in ns-3 and Linux.
     pub fn mark_above(&self, pkt: PacketId, env: &mut QueueEnv) {
-        if self.at.is_some_and(|at| env.now - env.packets.get(pkt).enqueued_at > at) {
+        if self.waited_over(pkt, env) {
             env.mark_if_capable(pkt);
         }
     }

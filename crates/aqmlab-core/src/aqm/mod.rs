@@ -326,6 +326,8 @@ registry! {
     FqCodel(fq_codel) = "fq_codel";
     /// CoDel and BLUE Alternate, ns-3 `CobaltQueueDisc` (Linux `sch_cake` COBALT).
     Cobalt(cobalt) = "cobalt";
+    /// DualQ Coupled AQM with PI2, RFC 9332 (Linux `sch_dualpi2`).
+    DualPi2(dualpi2) = "dualpi2";
 }
 
 /// Read kind first, so that an error names its field (`links[0].queue.interval: ...`).
@@ -474,7 +476,7 @@ mod tests {
         let link = LinkInfo { rate_bps: 8_000_000, delay: 1_000_000 };
         // (kind, table name, state at the start)
         type Expected = (&'static str, &'static str, &'static [(&'static str, f64)]);
-        let kinds: [Expected; 14] = [
+        let kinds: [Expected; 15] = [
             ("droptail", "droptail", &[]),
             ("dt", "droptail", &[]),
             ("drop_tail", "droptail", &[]),
@@ -503,6 +505,11 @@ mod tests {
             ("codel", "codel", &[("count", 0.0), ("dropping", 0.0), ("drop_next", 0.0)]),
             ("fq_codel", "fq_codel", &[("new_flows", 0.0), ("old_flows", 0.0)]),
             ("cobalt", "cobalt", &[("p_drop", 0.0), ("count", 0.0), ("dropping", 0.0)]),
+            (
+                "dualpi2",
+                "dualpi2",
+                &[("p", 0.0), ("p_c", 0.0), ("p_cl", 0.0), ("l_len", 0.0), ("c_len", 0.0)],
+            ),
         ];
         for (kind, name, state) in kinds {
             let cfg = parse(&format!("kind = \"{kind}\""));
@@ -558,6 +565,10 @@ mod tests {
             (
                 r#"kind = "cobalt", target = "5ms", interval = "100ms", blue_threshold = "400ms""#,
                 r#"kind = "cobalt", target = 0.005, interval = 0.1, blue_threshold = 0.4"#,
+            ),
+            (
+                r#"kind = "dualpi2", target = "15ms", t_update = "16ms", step_thresh = "1ms", tshift = "50ms", mtu = "1.5KB""#,
+                r#"kind = "dualpi2", target = 0.015, t_update = 0.016, step_thresh = 0.001, tshift = 0.05, mtu = 1500"#,
             ),
         ];
         for (with_units, bare) in pairs {
