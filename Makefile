@@ -76,7 +76,8 @@ bench-compare: build
 # validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the
 # aqmlab-bench binary and ns; validation/compare_packmime_samplers.py: PackMime's random variables drawn
 # alone in both simulators; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
-# beside its ns-2 twin, through the aqmlab package — about an hour of ns-2 on 2 cores when not cached).
+# beside its ns-2 twin, through the aqmlab package — about an hour of ns-2 on 2 cores when not cached;
+# validation/compare_ns3.py: CUBIC, DCTCP and the modern AQMs beside ns-3.37, which it installs and builds).
 validate: build
 	bash validation/ns2/install-ns2.sh
 	python3 validation/compare_ns2.py
@@ -85,6 +86,7 @@ validate: build
 	$(PY) validation/compare_weigle2005.py
 	$(PY) validation/weigle2005_sensitivity.py
 	$(PY) validation/bad_input_probe.py
+	$(PY) validation/compare_ns3.py
 
 clean:
 	rm -rf target $(VENV) results reports
