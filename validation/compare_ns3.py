@@ -69,6 +69,10 @@ CONFIGS = {
         "cubic", "fq_codel", '{ kind = "fq_codel", limit = 1000, quantum = 1500, ecn = false }'
     ),
     "cubic-pie": Config("cubic", "pie", '{ kind = "pie", limit = 1000 }'),
+    # ns-3's FQ-PIE children run PIE without derandomisation (aqmlab's fq_pie follows Linux: on).
+    "cubic-fq_pie": Config(
+        "cubic", "fq_pie", '{ kind = "fq_pie", limit = 1000, quantum = 1500, derandomize = false }'
+    ),
     "cubic-cobalt": Config("cubic", "cobalt", '{ kind = "cobalt", limit = 1000 }'),
     "cubic-codel-ecn": Config("cubic", "codel", '{ kind = "codel", limit = 1000, ecn = true }', ecn=True),
     "dctcp-fq_codel_l4s": Config(

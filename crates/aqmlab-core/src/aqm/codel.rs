@@ -26,7 +26,7 @@
 //! Defaults: target 5 ms, interval 100 ms, MAXPACKET = one MTU = 1500 bytes (ns-3 `MinBytes`), limit 1000
 //! packets (Linux `codel` default; the RFC leaves the buffer to the implementation), ECN off.
 //!
-//! The per-queue state machine is [`CodelState`], reused per flow by FQ-CoDel.
+//! [`Codel`] is also the AQM of each FQ-CoDel bucket.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
 use super::l4s::{self, CeThreshold};
@@ -93,8 +93,8 @@ impl Config {
     }
 }
 
-/// Checks the control-law parameters shared by CoDel and FQ-CoDel.
-pub(crate) fn validate_law(target: Seconds, interval: Seconds, mtu: Bytes) -> Result<(), (String, String)> {
+/// Checks the control-law parameters.
+fn validate_law(target: Seconds, interval: Seconds, mtu: Bytes) -> Result<(), (String, String)> {
     check::positive_secs("target", target)?;
     check::positive_secs("interval", interval)?;
     check::size("mtu", mtu)
@@ -102,7 +102,7 @@ pub(crate) fn validate_law(target: Seconds, interval: Seconds, mtu: Bytes) -> Re
 
 /// CoDel's constants in simulation units.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct CodelParams {
+struct CodelParams {
     pub target: Time,
     pub interval: Time,
     pub mtu: u64,
@@ -123,7 +123,7 @@ impl CodelParams {
 
 /// The CoDel state of one queue (RFC 8289 Appendix variables).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct CodelState {
+struct CodelState {
     /// When the sojourn has been above target for an interval (None: below target).
     first_above_time: Option<Time>,
     /// Time of the next scheduled drop while dropping.

@@ -1,36 +1,21 @@
 //! FQ-CoDel — FlowQueue-CoDel (Hoeiland-Joergensen, McKenney, Taht, Gettys, Dumazet; RFC 8290), with the
 //! Linux `sch_fq_codel` / ns-3 `FqCoDelQueueDisc` choices where the RFC leaves them open
-//! (docs/aqm.md#fq-codel-scheduling).
+//! (docs/aqm.md#fq-codel-scheduling): the flow-queue scheduler of [`super::flow_queue`] with a CoDel
+//! ([`Codel`], shared with `codel.rs`) in each bucket.
 //!
-//! - **Classification:** a packet goes to bucket `((mix32(flow) as u64 * flows) >> 32)`, where `flow` is
-//!   the packet's flow index and `mix32` is the MurmurHash3 32-bit finaliser — fixed and unperturbed, so
-//!   runs are deterministic (Linux hashes the 5-tuple with a random perturbation; the same reduction).
-//!   Each bucket has its own FIFO and its own CoDel state ([`CodelState`], shared with `codel.rs`).
-//! - **Enqueue:** timestamp and append; a bucket not on either list joins the tail of `new_flows` with
-//!   `deficit = quantum`. If more than `limit` packets are then queued in total, the bucket with the
-//!   largest byte backlog loses packets from its head (`Overflow`): a batch of up to `drop_batch`, stopping
-//!   once at least half its backlog in bytes has gone (Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`).
-//! - **Dequeue (DRR):** serve the first bucket of `new_flows`, else of `old_flows`. A bucket whose deficit
-//!   is spent gets `deficit += quantum` and moves to the tail of `old_flows`. Otherwise its CoDel dequeues
-//!   (possibly dropping or marking heads); if nothing comes out, a bucket from `new_flows` moves to the tail
-//!   of `old_flows` when that list is not empty (Linux/ns-3; prevents starvation) and is otherwise — like a
-//!   bucket from `old_flows` — removed from the lists; else `deficit -= size` and the packet is sent.
-//!
-//! CoDel's MAXPACKET guard uses the bucket's own backlog (as ns-3's per-flow CoDel child queues; Linux
-//! passes the whole qdisc backlog). `ce_threshold` and `l4s` are each bucket's CoDel's (ns-3 passes
-//! `CeThreshold` and `UseL4s` to its child CoDel queues; [`super::l4s`]). Not reproduced: `memory_limit`.
+//! CoDel drops and marks at dequeue only; a bucket has no limit of its own (Linux: the scheduler's total
+//! `limit` and its fattest-bucket drop govern the buffer). CoDel's MAXPACKET guard uses the bucket's own
+//! backlog (as ns-3's per-flow CoDel child queues; Linux passes the whole qdisc backlog). `ce_threshold`
+//! and `l4s` are each bucket's CoDel's (ns-3 passes `CeThreshold` and `UseL4s` to its child CoDel
+//! queues; [`super::l4s`]). Not reproduced: `memory_limit`.
 //!
 //! Defaults: flows 1024, quantum 1514 B, limit 10240 packets, drop_batch 64, target 5 ms, interval
 //! 100 ms, MAXPACKET 1500 B, ECN on (Linux and ns-3 defaults).
 
-use super::codel::{validate_law, CodelParams, CodelState};
-use super::fifo::Fifo;
-use super::l4s::{self, CeThreshold};
-use super::{Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv, check};
-use crate::net::PacketId;
+use super::codel::{self, Codel};
+use super::flow_queue::{FlowQueuesConfig, Scheduler};
 use crate::scenario::units::{Bytes, Seconds};
 use serde::Deserialize;
-use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -74,223 +59,39 @@ impl Default for Config {
     }
 }
 
-impl DisciplineConfig for Config {
-    type Discipline = FqCodel;
+impl FlowQueuesConfig for Config {
+    type Aqm = Codel;
 
-    fn buffer(&self) -> Buffer {
-        Buffer::Packets(self.limit as u64)
+    fn scheduler(&self) -> Scheduler {
+        Scheduler { flows: self.flows, quantum: self.quantum, limit: self.limit, drop_batch: self.drop_batch }
     }
 
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::at_least_one("flows", self.flows)?;
-        check::size("quantum", self.quantum)?;
-        check::at_least_one("limit", self.limit)?;
-        check::at_least_one("drop_batch", self.drop_batch)?;
-        l4s::validate(self.ce_threshold, self.l4s)?;
-        validate_law(self.target, self.interval, self.mtu)
-    }
-}
-
-/// MurmurHash3's 32-bit finaliser: a fixed, well-mixing permutation of flow indices.
-fn mix32(mut h: u32) -> u32 {
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum List {
-    Idle,
-    New,
-    Old,
-}
-
-struct Bucket {
-    fifo: Fifo,
-    codel: CodelState,
-    deficit: i64,
-    list: List,
-}
-
-pub struct FqCodel {
-    quantum: i64,
-    limit: usize,
-    drop_batch: usize,
-    params: CodelParams,
-    buckets: Vec<Bucket>,
-    new_flows: VecDeque<usize>,
-    old_flows: VecDeque<usize>,
-    packets: usize,
-    bytes: u64,
-}
-
-impl Discipline<Config> for FqCodel {
-    fn build(cfg: Config, _link: LinkInfo) -> Self {
-        let buckets = (0..cfg.flows)
-            .map(|_| Bucket {
-                fifo: Fifo::default(),
-                codel: CodelState::default(),
-                deficit: 0,
-                list: List::Idle,
-            })
-            .collect();
-        FqCodel {
-            quantum: cfg.quantum.0 as i64,
-            limit: cfg.limit as usize,
-            drop_batch: cfg.drop_batch as usize,
-            params: CodelParams::new(
-                cfg.target,
-                cfg.interval,
-                cfg.mtu,
-                cfg.ecn,
-                CeThreshold::new(cfg.ce_threshold, cfg.l4s),
-            ),
-            buckets,
-            new_flows: VecDeque::new(),
-            old_flows: VecDeque::new(),
-            packets: 0,
-            bytes: 0,
+    /// Each bucket's CoDel, without a limit of its own.
+    fn bucket(&self) -> codel::Config {
+        codel::Config {
+            target: self.target,
+            interval: self.interval,
+            mtu: self.mtu,
+            limit: u32::MAX,
+            ecn: self.ecn,
+            ce_threshold: self.ce_threshold,
+            l4s: self.l4s,
         }
-    }
-}
-
-impl FqCodel {
-    fn bucket(&self, flow: u32) -> usize {
-        ((mix32(flow) as u64 * self.buckets.len() as u64) >> 32) as usize
-    }
-
-    /// Drops a batch from the head of the bucket with the largest byte backlog (first one on ties).
-    fn drop_from_fattest(&mut self, env: &mut QueueEnv) {
-        let (fat, backlog) = self.buckets.iter().enumerate().fold((0, 0), |best, (i, b)| {
-            if b.fifo.bytes() > best.1 {
-                (i, b.fifo.bytes())
-            } else {
-                best
-            }
-        });
-        let fifo = &mut self.buckets[fat].fifo;
-        let (mut dropped, mut bytes) = (0, 0);
-        while let Some(pkt) = fifo.pop(env.packets) {
-            let size = env.size(pkt) as u64;
-            env.drop(pkt, DropReason::Overflow);
-            dropped += 1;
-            bytes += size;
-            if dropped >= self.drop_batch || bytes >= backlog / 2 {
-                break;
-            }
-        }
-        self.packets -= dropped;
-        self.bytes -= bytes;
-    }
-}
-
-impl QueueDisc for FqCodel {
-    fn enqueue(&mut self, pkt: PacketId, env: &mut QueueEnv) {
-        let idx = self.bucket(env.packets.get(pkt).flow);
-        let b = &mut self.buckets[idx];
-        b.fifo.push(pkt, env.packets, env.now);
-        self.packets += 1;
-        self.bytes += env.size(pkt) as u64;
-        if b.list == List::Idle {
-            b.list = List::New;
-            b.deficit = self.quantum;
-            self.new_flows.push_back(idx);
-        }
-        if self.packets > self.limit {
-            self.drop_from_fattest(env);
-        }
-    }
-
-    fn dequeue(&mut self, env: &mut QueueEnv) -> Option<PacketId> {
-        loop {
-            let (from_new, idx) = match (self.new_flows.front(), self.old_flows.front()) {
-                (Some(&i), _) => (true, i),
-                (None, Some(&i)) => (false, i),
-                (None, None) => return None,
-            };
-            let b = &mut self.buckets[idx];
-            let spent = b.deficit <= 0;
-            if spent {
-                b.deficit += self.quantum;
-            } else {
-                let (len, bytes) = (b.fifo.len(), b.fifo.bytes());
-                let pkt = b.codel.dequeue(&self.params, &mut b.fifo, env);
-                self.packets -= len - b.fifo.len();
-                self.bytes -= bytes - b.fifo.bytes();
-                if let Some(p) = pkt {
-                    b.deficit -= env.size(p) as i64;
-                    return pkt;
-                }
-            }
-            // The bucket leaves the head of its list: spent deficit, or nothing left to send.
-            if from_new {
-                self.new_flows.pop_front();
-            } else {
-                self.old_flows.pop_front();
-            }
-            let to_old = spent || (from_new && !self.old_flows.is_empty());
-            b.list = if to_old { List::Old } else { List::Idle };
-            if to_old {
-                self.old_flows.push_back(idx);
-            }
-        }
-    }
-
-    fn len_packets(&self) -> usize {
-        self.packets
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.extend([("new_flows", self.new_flows.len() as f64), ("old_flows", self.old_flows.len() as f64)]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
-    use crate::aqm::QueueAction;
-    use crate::net::{Ecn, Packet};
+    use crate::aqm::flow_queue::testutil::{arrive, fq, next_flow, A, B, C};
+    use crate::aqm::flow_queue::{mix32, List};
+    use crate::aqm::testutil::assert_rejected;
+    use crate::aqm::{DropReason, QueueAction, QueueDisc};
+    use crate::net::{Ecn, PacketId};
     use crate::sim::time::NS_PER_MS;
     use crate::sim::Time;
 
     const MS: Time = NS_PER_MS;
-    const A: u32 = 1;
-    const B: u32 = 2;
-    const C: u32 = 3;
-
-    fn fq(cfg: Config) -> (Harness, FqCodel) {
-        let (h, q): (Harness, FqCodel) = on_10_mbps(cfg);
-        assert_ne!(q.bucket(A), q.bucket(B));
-        assert_ne!(q.bucket(A), q.bucket(C));
-        assert_ne!(q.bucket(B), q.bucket(C));
-        (h, q)
-    }
-
-    fn arrive(
-        h: &mut Harness,
-        q: &mut FqCodel,
-        flow: u32,
-        size: u32,
-        ecn: Ecn,
-    ) -> (PacketId, Option<QueueAction>) {
-        let id = h.packets.alloc(Packet { size, flow, ecn, ..Default::default() });
-        h.actions.clear();
-        q.enqueue(id, &mut h.env());
-        (id, h.actions.first().copied())
-    }
-
-    /// Dequeues and returns the flow of the packet sent.
-    fn next_flow(h: &mut Harness, q: &mut FqCodel) -> u32 {
-        let pkt = h.depart(q).expect("a packet");
-        h.packets.get(pkt).flow
-    }
 
     #[test]
     fn hashing_is_fixed_and_spreads_flows() {

@@ -12,10 +12,12 @@
 //! Adding an algorithm: write `aqm/<name>.rs` with a `Config` (serde, ns-2/RFC defaults in `Default`)
 //! implementing [`DisciplineConfig`] and a type implementing [`fifo::FifoAqm`] (one FIFO: the config's
 //! `Discipline` is then `FifoQueue<ThatType>`) or [`QueueDisc`] and [`Discipline`]; then add one line to
-//! `registry!` below.
+//! `registry!` below. A `Config` implementing [`flow_queue::FlowQueuesConfig`] instead puts a
+//! `FifoAqm` in each bucket of FQ-CoDel's flow-queue scheduler (FQ-CoDel, FQ-PIE).
 
 pub(crate) mod check;
 pub mod fifo;
+pub mod flow_queue;
 pub(crate) mod l4s;
 
 use crate::net::{Ecn, PacketArena, PacketId};
@@ -225,7 +227,7 @@ pub fn state_of(q: &dyn QueueDisc) -> Vec<(&'static str, f64)> {
 /// What a discipline's `Config` gives the registry below.
 pub trait DisciplineConfig: Clone {
     /// The discipline this configures: [`fifo::FifoQueue<A>`] for an algorithm `A` over one FIFO, or a
-    /// [`QueueDisc`] of its own (FQ-CoDel).
+    /// [`QueueDisc`] of its own ([`flow_queue::FlowQueues`] for FQ-CoDel and FQ-PIE).
     type Discipline: Discipline<Self>;
     /// Checks parameter ranges; the error names the offending field and says what was expected.
     fn validate(&self) -> Result<(), (String, String)>;
@@ -324,6 +326,8 @@ registry! {
     Pie(pie) = "pie";
     Codel(codel) = "codel";
     FqCodel(fq_codel) = "fq_codel";
+    /// FlowQueue-PIE, Linux `sch_fq_pie` / ns-3 `FqPieQueueDisc`.
+    FqPie(fq_pie) = "fq_pie";
     /// CoDel and BLUE Alternate, ns-3 `CobaltQueueDisc` (Linux `sch_cake` COBALT).
     Cobalt(cobalt) = "cobalt";
     /// DualQ Coupled AQM with PI2, RFC 9332 (Linux `sch_dualpi2`).
@@ -476,7 +480,7 @@ mod tests {
         let link = LinkInfo { rate_bps: 8_000_000, delay: 1_000_000 };
         // (kind, table name, state at the start)
         type Expected = (&'static str, &'static str, &'static [(&'static str, f64)]);
-        let kinds: [Expected; 15] = [
+        let kinds: [Expected; 16] = [
             ("droptail", "droptail", &[]),
             ("dt", "droptail", &[]),
             ("drop_tail", "droptail", &[]),
@@ -504,6 +508,7 @@ mod tests {
             ),
             ("codel", "codel", &[("count", 0.0), ("dropping", 0.0), ("drop_next", 0.0)]),
             ("fq_codel", "fq_codel", &[("new_flows", 0.0), ("old_flows", 0.0)]),
+            ("fq_pie", "fq_pie", &[("new_flows", 0.0), ("old_flows", 0.0)]),
             ("cobalt", "cobalt", &[("p_drop", 0.0), ("count", 0.0), ("dropping", 0.0)]),
             (
                 "dualpi2",
