@@ -60,10 +60,16 @@ MODERN = {
     "COBALT": '{kind="cobalt", limit=1000}',
 }
 QUEUES = {"DT": DT, "RED": RED, "PI": PI, **MODERN}
-#: Congestion controls beside NewReno, over drop-tail at N = 100 (DCTCP with ECN on, as it requires:
-#: drop-tail never marks, so this measures its per-ACK accounting, not its response to marks).
-CONTROLLERS = ("cubic", "dctcp")
-CC_NAMES = {"newreno": "NewReno", "cubic": "CUBIC", "dctcp": "DCTCP (ECN)"}
+#: Congestion controls beside NewReno, over drop-tail at N = 100 (DCTCP and Prague with ECN on, Prague
+#: sending ECT(1), as they require: drop-tail never marks, so this measures their per-ACK accounting and
+#: Prague's pacing timer, not their response to marks).
+CONTROLLERS = ("cubic", "dctcp", "prague")
+CC_NAMES = {
+    "newreno": "NewReno",
+    "cubic": "CUBIC",
+    "dctcp": "DCTCP (ECN)",
+    "prague": "Prague (ECT(1), paced)",
+}
 
 #: Targets of the comparison (docs/bench.md#targets).
 SPEEDUP_TARGETS = {("DT", 100, 300.0): 5.0, ("DT", 1000, 60.0): 20.0}
@@ -107,8 +113,10 @@ class Scenario:
         ]
         if self.cc != "newreno":
             args.append(f'tcp.cc="{self.cc}"')
-        if self.cc == "dctcp":
+        if self.cc in ("dctcp", "prague"):
             args.append("tcp.ecn=true")
+        if self.cc == "prague":
+            args.append('tcp.ecn_codepoint="ect1"')
         return args
 
     @property

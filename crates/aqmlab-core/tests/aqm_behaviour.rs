@@ -2,7 +2,8 @@
 //! reference queue/delay, Adaptive RED keeps its average in its target band, CoDel and COBALT keep the
 //! standing sojourn near their target, byte-mode RED selects packets in proportion to their size,
 //! PI/REM with ECN never early-drop an ECN-capable packet, DualPI2 holds DCTCP under its step and
-//! CUBIC near its target at comparable rates, and FQ-PIE holds PIE's target while sharing the link evenly.
+//! CUBIC near its target at comparable rates, FQ-PIE holds PIE's target while sharing the link evenly, and
+//! FQ-CoDel's L4S mode holds one TCP Prague flow at its step.
 //!
 //! Every expectation comes from the algorithm's definition (reference queue, target delay, band, size
 //! ratio), never from an earlier aqmlab run. Durations are kept short (a few seconds of wall time each
@@ -286,6 +287,26 @@ fn rem_in_mark_mode_never_drops_early() {
     assert!(b.utilization > 0.9);
 }
 
+/// A [`dumbbell`] with base RTTs of 2 to 10 ms: a 1-ms bottleneck and access delays of 0 to 2 ms.
+fn short_rtts(dumbbell: String) -> String {
+    dumbbell
+        .replace("bottleneck_delay = \"10ms\"", "bottleneck_delay = \"1ms\"")
+        .replace("to = \"45ms\"", "to = \"2ms\"")
+}
+
+/// The bottleneck's sojourn, utilisation, marks and drops, for messages.
+fn shown(r: &RunResult) -> String {
+    let b = link(r, "A->B");
+    format!(
+        "mean sojourn {:.3} ms (p99 {:.3}), util {:.4}, marks {}, drops {}",
+        b.sojourn_mean_s * 1e3,
+        b.sojourn_p99_s * 1e3,
+        b.utilization,
+        b.counters.marks,
+        b.drops
+    )
+}
+
 #[test]
 fn l4s_fq_codel_holds_ect1_dctcp_near_ce_threshold_where_classic_codel_holds_its_target() {
     // ns-3's L4S mode (`UseL4s`, `CeThreshold`): each ECT(1) packet that waited over ce_threshold is
@@ -294,20 +315,7 @@ fn l4s_fq_codel_holds_ect1_dctcp_near_ce_threshold_where_classic_codel_holds_its
     // the base RTTs here are 2 to 10 ms (1 ms of queue at 100 Mb/s is C·7 ms / 7).
     let short = |queue: &str, codepoint: &str| {
         let dctcp = format!("ecn = true\ncc = \"dctcp\"\necn_codepoint = \"{codepoint}\"");
-        dumbbell(10, "100Mbps", queue, 20, 5, &dctcp)
-            .replace("bottleneck_delay = \"10ms\"", "bottleneck_delay = \"1ms\"")
-            .replace("to = \"45ms\"", "to = \"2ms\"")
-    };
-    let shown = |r: &RunResult| {
-        let b = link(r, "A->B");
-        format!(
-            "mean sojourn {:.3} ms (p99 {:.3}), util {:.4}, marks {}, drops {}",
-            b.sojourn_mean_s * 1e3,
-            b.sojourn_p99_s * 1e3,
-            b.utilization,
-            b.counters.marks,
-            b.drops
-        )
+        short_rtts(dumbbell(10, "100Mbps", queue, 20, 5, &dctcp))
     };
     let sojourn = |r: &RunResult| link(r, "A->B").sojourn_mean_s;
     let json = |r: &RunResult| serde_json::to_string(r).unwrap();
@@ -448,4 +456,37 @@ fn fq_pie_holds_the_sojourn_near_15_ms_and_shares_the_link_evenly() {
     let single = run_with("{ kind = \"pie\", limit = 10240 }");
     eprintln!("PIE: Jain {:.4}", jain(&single));
     assert!(jain(&single) < jain(&r), "PIE {} against FQ-PIE {}", jain(&single), jain(&r));
+}
+
+#[test]
+fn l4s_fq_codel_holds_one_prague_flow_near_ce_threshold_at_full_rate() {
+    // One TCP Prague flow (ECT(1), paced, DCTCP's response) through ns-3's L4S mode of FQ-CoDel with
+    // a 1-ms step: the sojourn stays near the threshold and the link stays busy. Base RTT 2 to 10 ms,
+    // below Prague's 25-ms target, so its growth is RTT-independent; tick 0 gives it an exact srtt, as
+    // Linux's microseconds do.
+    let prague = |extra: &str| {
+        let tcp = format!("ecn = true\ncc = \"prague\"\necn_codepoint = \"ect1\"\ntick = 0\n{extra}");
+        short_rtts(dumbbell(
+            1,
+            "100Mbps",
+            "{ kind = \"fq_codel\", l4s = true, ce_threshold = \"1ms\" }",
+            6,
+            2,
+            &tcp,
+        ))
+    };
+    let r = simulate(&prague(""));
+    let b = link(&r, "A->B");
+    // Measured: mean sojourn 0.909 ms (p99 1.091), util 1.0000, 570 marks, no drop.
+    eprintln!("Prague: {}", shown(&r));
+    assert!((0.0005..=0.0015).contains(&b.sojourn_mean_s), "Prague: {}", shown(&r));
+    assert!(b.sojourn_p99_s < 0.002, "Prague: {}", shown(&r));
+    assert!(b.utilization > 0.9, "Prague: {}", shown(&r));
+    assert!(b.counters.marks > 0 && b.drops == 0, "Prague: {}", shown(&r));
+    // Without RTT independence the window grows one segment per RTT instead of (srtt/25 ms)², at
+    // most 0.2 of that here (srtt at most 10 ms of base RTT and 1 ms of queue): the flow reaches the
+    // step at least 5 times as often. Measured: 8139 marks.
+    let reno_growth = simulate(&prague("prague_rtt_target = 0"));
+    eprintln!("Prague without RTT independence: {}", shown(&reno_growth));
+    assert!(link(&reno_growth, "A->B").counters.marks > 5 * b.counters.marks, "{}", shown(&reno_growth));
 }

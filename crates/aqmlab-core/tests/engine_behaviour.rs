@@ -382,6 +382,16 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
     let dctcp = config(&with_tcp("ecn = true", &own("cc", "\"dctcp\"")));
     assert_eq!((dctcp.cc, dctcp.dctcp_g), (ControllerKind::Dctcp, 1.0 / 16.0));
     assert_eq!(config(&with_tcp("ecn = true\ncc = \"dctcp\"\ndctcp_g = 0.5", ONE_BULK)).dctcp_g, 0.5);
+    let l4s = "ecn = true\necn_codepoint = \"ect1\"";
+    let prague = config(&with_tcp(l4s, &own("cc", "\"prague\"")));
+    assert_eq!(
+        (prague.cc, prague.pacing, prague.prague_rtt_target.secs()),
+        (ControllerKind::Prague, None, 0.025)
+    );
+    let options = format!("{l4s}\ncc = \"prague\"\npacing = false\nprague_rtt_target = \"5ms\"");
+    let prague = config(&with_tcp(&options, ONE_BULK));
+    assert_eq!((prague.pacing, prague.prague_rtt_target.secs()), (Some(false), 0.005));
+    assert_eq!(config(&with_tcp("pacing = true", ONE_BULK)).pacing, Some(true));
     assert_eq!(config(&with_tcp("", ONE_BULK)).ecn_codepoint, EcnCodepoint::Ect0);
     let ect1 = config(&with_tcp("ecn = true", &own("ecn_codepoint", "\"ect1\"")));
     assert_eq!(ect1.ecn_codepoint, EcnCodepoint::Ect1);
@@ -390,7 +400,9 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
     let needs_ecn = "\"dctcp\" reacts to ECN marks: it needs ecn = true";
     let gain = "a gain in (0, 1]";
     let unknown = "unknown variant `fulltcp`, expected `one_way` or `full_tcp`";
-    let unknown_cc = "unknown variant `vegas`, expected one of `newreno`, `cubic`, `dctcp`";
+    let unknown_cc = "unknown variant `vegas`, expected one of `newreno`, `cubic`, `dctcp`, `prague`";
+    let prague_needs_ecn = "\"prague\" reacts to ECN marks: it needs ecn = true";
+    let prague_needs_ect1 = "\"prague\" is an L4S sender: it needs ecn_codepoint = \"ect1\"";
     let not_a_string = "invalid type: integer `1`, expected a string";
     let cases = [
         (with_tcp("recovery = \"fulltcp\"", ONE_BULK), "tcp.recovery", unknown),
@@ -401,6 +413,9 @@ fn tcp_recovery_and_cc_are_read_from_tcp_tables_and_bad_values_are_located() {
         (with_tcp("", &own("cc", "\"vegas\"")), "flows[0].tcp.cc", unknown_cc),
         (with_tcp("cc = \"dctcp\"", ONE_BULK), "tcp.cc", needs_ecn),
         (with_tcp("", &own("cc", "\"dctcp\"")), "flows[0].tcp.cc", needs_ecn),
+        (with_tcp("cc = \"prague\"", ONE_BULK), "tcp.cc", prague_needs_ecn),
+        (with_tcp("ecn = true\ncc = \"prague\"", ONE_BULK), "tcp.ecn_codepoint", prague_needs_ect1),
+        (with_tcp("ecn = true", &own("cc", "\"prague\"")), "flows[0].tcp.ecn_codepoint", prague_needs_ect1),
         (with_tcp("ecn = true\ncc = \"dctcp\"\ndctcp_g = 0", ONE_BULK), "tcp.dctcp_g", gain),
         (with_tcp("dctcp_g = 1.5", ONE_BULK), "tcp.dctcp_g", gain),
         (with_tcp("ecn_codepoint = \"ect1\"", ONE_BULK), "tcp.ecn_codepoint", ect1_needs_ecn),

@@ -492,8 +492,8 @@ impl Simulation<'_> {
 
     pub(super) fn tcp_timer(&mut self, f: u32, g: u16, timer: u8) {
         if self.flows[f as usize].gen as u16 == g {
-            let kind = if timer & 1 == 0 { TimerKind::Retransmit } else { TimerKind::DelayedAck };
-            self.with_endpoint(f, (timer >> 1) as usize, |e, cfg, io| e.on_timer(cfg, kind, io));
+            let (side, kind) = timer_of_code(timer);
+            self.with_endpoint(f, side, |e, cfg, io| e.on_timer(cfg, kind, io));
         }
     }
 
@@ -573,9 +573,23 @@ impl Simulation<'_> {
     }
 }
 
-/// Packs an endpoint and a timer kind into the byte a timer event carries.
+/// Packs an endpoint and a timer kind into the byte a timer event carries: `side << 1 | delayed ACK`
+/// for the timers every connection has, `4 | side` for pacing's.
 pub(super) fn timer_code(side: u8, kind: TimerKind) -> u8 {
-    side << 1 | matches!(kind, TimerKind::DelayedAck) as u8
+    match kind {
+        TimerKind::Retransmit => side << 1,
+        TimerKind::DelayedAck => side << 1 | 1,
+        TimerKind::Pacing => 4 | side,
+    }
+}
+
+/// The endpoint and timer kind of a [`timer_code`].
+fn timer_of_code(code: u8) -> (usize, TimerKind) {
+    match (code & 4 != 0, code & 1) {
+        (true, side) => (side as usize, TimerKind::Pacing),
+        (false, 0) => ((code >> 1) as usize, TimerKind::Retransmit),
+        (false, _) => ((code >> 1) as usize, TimerKind::DelayedAck),
+    }
 }
 
 #[cfg(test)]

@@ -51,8 +51,8 @@ enum Event {
     Arrival(u32),
     /// Periodic update of link `l`'s queue discipline.
     QueueTimer(u32),
-    /// A TCP timer of flow slot `f` (generation `g`): endpoint `timer >> 1`, kind `timer & 1`
-    /// (see [`flows::timer_code`]).
+    /// A TCP timer of flow slot `f` (generation `g`): the endpoint and kind [`flows::timer_code`]
+    /// packs.
     Tcp {
         f: u32,
         g: u16,

@@ -1,11 +1,11 @@
-//! One end of a TCP connection: sender (NewReno fast recovery, RTO, ECN) and receiver (delayed ACKs,
-//! reassembly, ECN-Echo: RFC 3168's, or DCTCP's with `cc = "dctcp"`). The window arithmetic is the
-//! congestion controller's ([`super::cc`]).
+//! One end of a TCP connection: sender (NewReno fast recovery, RTO, ECN, pacing) and receiver (delayed
+//! ACKs, reassembly, ECN-Echo: RFC 3168's, or DCTCP's with `cc = "dctcp"` or `"prague"`). The window
+//! arithmetic is the congestion controller's ([`super::cc`]).
 //!
 //! The endpoint never touches the network: it creates packets into [`TcpIo::out`] and asks for timers
 //! through [`TcpIo::timers`]; the engine routes the packets and schedules the events.
 
-use super::cc::{Ack, AnyController, ControllerKind, EcnFeedback};
+use super::cc::{Ack, AnyController, EcnFeedback};
 use super::rtt::RttEstimator;
 use super::timer::{LazyTimer, TimerOutcome};
 use super::{Recovery, TcpConfig, HEADER_BYTES};
@@ -22,6 +22,8 @@ const RECOV_MAXBURST: u32 = 2;
 pub enum TimerKind {
     Retransmit,
     DelayedAck,
+    /// Releases the next paced segment (docs/tcp.md#pacing).
+    Pacing,
 }
 
 /// What an endpoint needs from the engine while it handles one event.
@@ -87,7 +89,7 @@ pub struct Delivery {
 /// Fields are laid out in the order written (`repr(C)`), one cache line per group, by when they are
 /// touched: with a thousand connections the endpoints fall out of cache, and each line a segment
 /// touches is a miss. A receiver handling data reads lines 0 and 2; a sender handling an ACK lines 0
-/// to 3.
+/// to 3, and line 4 too when it paces.
 #[repr(C, align(64))]
 pub struct Endpoint {
     // Line 0: every segment sent or received.
@@ -122,6 +124,8 @@ pub struct Endpoint {
     /// `recovery = full_tcp`: at most [`RECOV_MAXBURST`] segments per ACK, from a partial ACK until an
     /// ACK that is not partial (ns-2 NewRenoFullTcpAgent `save_maxburst_ >= 0`).
     recovery_burst: bool,
+    /// New data leaves no faster than the pacing rate (`tcp.pacing`, else the controller's wish).
+    paced: bool,
 
     // Line 1: the sender's window.
     snd_max: u64,
@@ -148,11 +152,14 @@ pub struct Endpoint {
     // Line 3: the sender's RTT estimate.
     rtt: RttEstimator,
 
-    // Line 4: counters of rare events.
+    // Line 4: counters of rare events, and pacing's state (touched by paced senders only).
     retransmits: u64,
     timeouts: u64,
     fast_retransmits: u64,
     ecn_reductions: u64,
+    /// Pacing (only when `paced`): the timer that releases the next segment, and when it may leave.
+    pace_timer: LazyTimer,
+    pace_next: Time,
 }
 
 const _: () = {
@@ -214,6 +221,7 @@ impl OutOfOrder {
 impl Endpoint {
     /// `boot_offset` is the phase of this endpoint's RTT clock in [0, tick), drawn by the caller.
     pub fn new(role: Role, cfg: &TcpConfig, flow: u32, class: u16, route: u32, boot_offset: Time) -> Self {
+        let cc = cfg.cc.build(cfg);
         Endpoint {
             role,
             state: State::Idle,
@@ -226,7 +234,8 @@ impl Endpoint {
             snd_max: 0,
             app_end: 1,
             closing: false,
-            cc: cfg.cc.build(cfg),
+            paced: cfg.pacing.unwrap_or_else(|| cc.wants_pacing()),
+            cc,
             dupwnd: 0.0,
             dupacks: 0,
             ecn_backoff: false,
@@ -252,6 +261,8 @@ impl Endpoint {
             timeouts: 0,
             fast_retransmits: 0,
             ecn_reductions: 0,
+            pace_timer: LazyTimer::default(),
+            pace_next: 0,
         }
     }
 
@@ -325,6 +336,7 @@ impl Endpoint {
         let timer = match kind {
             TimerKind::Retransmit => &mut self.rto_timer,
             TimerKind::DelayedAck => &mut self.delack_timer,
+            TimerKind::Pacing => &mut self.pace_timer,
         };
         match timer.on_event(io.now) {
             TimerOutcome::Ignore => {}
@@ -336,6 +348,7 @@ impl Endpoint {
                         self.send_ack(io);
                     }
                 }
+                TimerKind::Pacing => self.send_much(cfg, io),
             },
         }
     }
@@ -365,7 +378,7 @@ impl Endpoint {
         }
         let mut ack_now = false;
         if pkt.payload() > 0 || pkt.has(flags::FIN) {
-            if cfg.cc == ControllerKind::Dctcp {
+            if cfg.cc.echoes_each_mark() {
                 self.dctcp_ce_state(pkt.ecn == Ecn::Ce, io);
             } else {
                 if pkt.has(flags::CWR) {
@@ -472,12 +485,37 @@ impl Endpoint {
             if cfg.nagle && len > 0 && len < cfg.mss as u64 && self.snd_nxt > self.snd_una {
                 break; // Nagle: the partial segment waits for the outstanding data's ACK
             }
+            if self.paced {
+                if io.now < self.pace_next {
+                    if let Some(t) = self.pace_timer.arm(self.pace_next) {
+                        io.timers.push((TimerKind::Pacing, t));
+                    }
+                    break;
+                }
+                self.pace_next = io.now + self.pacing_gap(len, cfg);
+            }
             self.send_segment(self.snd_nxt, cfg, io);
             sent += 1;
             if max_burst > 0 && sent >= max_burst {
                 break;
             }
         }
+    }
+
+    /// How long after `len` payload bytes leave the next segment may follow: `len / rate`, rate =
+    /// gain·max(cwnd, segments in flight)·mss/srtt, gain 2 below half of ssthresh and the
+    /// controller's (Linux's `tcp_update_pacing_rate`). Before the first RTT sample there is no rate
+    /// and nothing is held (Linux leaves the rate undivided then).
+    fn pacing_gap(&self, len: u64, cfg: &TcpConfig) -> Time {
+        let srtt = self.rtt.srtt_secs();
+        if srtt == 0.0 {
+            return 0;
+        }
+        let mss = cfg.mss as f64;
+        let cwnd = self.cc.cwnd();
+        let gain = if cwnd < self.cc.ssthresh() / 2.0 { 2.0 } else { self.cc.pacing_ca_gain() };
+        let window = cwnd.max((self.snd_nxt - self.snd_una) as f64 / mss);
+        crate::sim::time::secs(len as f64 * srtt / (gain * window * mss))
     }
 
     /// Sends the segment starting at `seq` (new data, a retransmission, or the FIN) and advances
@@ -933,8 +971,11 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::units::Duration;
     use crate::tcp::cc::dctcp::Dctcp;
     use crate::tcp::cc::newreno::NewReno;
+    use crate::tcp::cc::prague::Prague;
+    use crate::tcp::cc::{Controller, ControllerKind};
     use crate::tcp::EcnCodepoint;
 
     /// Two endpoints joined by a lossless wire; packets are handed over by hand.
@@ -1437,12 +1478,24 @@ mod tests {
         assert_eq!(acks_for_marks(ect1, &marks), expected);
         let ect1 = TcpConfig { ecn: true, ecn_codepoint: EcnCodepoint::Ect1, ..TcpConfig::default() };
         assert_eq!(acks_for_marks(ect1, &marks), latched);
+        // Prague's receiver is DCTCP's (its sender unpaced, so that the window leaves at once).
+        assert_eq!(acks_for_marks(TcpConfig { pacing: Some(false), ..prague() }, &marks), expected);
     }
 
     fn alpha(e: &Endpoint) -> f64 {
         match &e.cc {
             AnyController::Dctcp(d) => d.alpha(),
-            _ => panic!("a DCTCP sender"),
+            AnyController::Prague(d) => d.alpha(),
+            _ => panic!("a DCTCP or Prague sender"),
+        }
+    }
+
+    fn prague() -> TcpConfig {
+        TcpConfig {
+            ecn: true,
+            ecn_codepoint: EcnCodepoint::Ect1,
+            cc: ControllerKind::Prague,
+            ..TcpConfig::default()
         }
     }
 
@@ -1452,11 +1505,49 @@ mod tests {
     /// cut nothing more, and unmarked ACKs open cwnd by 1/cwnd. The ACK of segment 19 ends the next
     /// window, ACKs 1 to 19, three of them marked: alpha = 15/16 + (3/19)/16. The first mark after
     /// that cuts cwnd (not opened by its ACK) to cwnd·(1 − alpha/2).
+    /// A Prague sender (unpaced, without RTT independence, which would change the growth) does the
+    /// same: its first ACK is marked, so its alpha starts to move at once, as DCTCP's.
     #[test]
-    fn a_dctcp_sender_cuts_once_per_window_in_proportion_to_alpha() {
-        let cfg = TcpConfig { dctcp_g: 1.0 / 16.0, ..dctcp() };
-        let (mut p, data) =
-            sender_with(cfg, 20.0, |cfg| AnyController::Dctcp(Dctcp::in_congestion_avoidance(20.0, cfg)));
+    fn a_dctcp_or_prague_sender_cuts_once_per_window_in_proportion_to_alpha() {
+        let g = 1.0 / 16.0;
+        let prague =
+            TcpConfig { pacing: Some(false), prague_rtt_target: Duration::from_secs(0.0), ..prague() };
+        let senders: [(TcpConfig, Build); 2] = [
+            (dctcp(), |cfg| AnyController::Dctcp(Dctcp::in_congestion_avoidance(20.0, cfg))),
+            (prague, |cfg| AnyController::Prague(Prague::in_congestion_avoidance(20.0, cfg))),
+        ];
+        for (cfg, cc) in senders {
+            let (p, trace) = run_marked(TcpConfig { dctcp_g: g, ..cfg }, cc);
+            assert_eq!(trace[0].3, 10.0, "alpha 1: the first cut halves");
+            assert_eq!(trace[0].4, 1.0);
+            // Marks 1 to 3: no cut, no growth; unmarked ACKs: +1/cwnd.
+            assert!(trace[1..4].iter().all(|&(_, _, before, after, _)| before == after));
+            let grown = (4..20).fold(10.0, |w: f64, _| w + 1.0 / w);
+            assert!((trace[19].3 - grown).abs() < 1e-12, "{} against {grown}", trace[19].3);
+            let alpha_1 = (1.0 - g) + g * 3.0 / 19.0;
+            assert_eq!(trace[19].4, alpha_1, "the window of ACKs 1 to 19");
+            assert!(trace[1..19].iter().all(|t| t.4 == 1.0), "alpha moves once per window");
+            let cut = &trace[30];
+            assert!(cut.1);
+            assert!((cut.3 - cut.2 * (1.0 - cut.4 / 2.0)).abs() < 1e-12, "{cut:?}");
+            assert!(cut.3 > cut.2 / 2.0, "alpha < 1 cuts less than half: {cut:?}");
+            assert_eq!(cut.4, (1.0 - g) * alpha_1, "one more window, ACKs 20 to 29, none marked");
+            assert_eq!(p.ends[0].ssthresh(), cut.3);
+            assert_eq!(p.ends[0].stats().ecn_reductions, 2);
+        }
+    }
+
+    /// Makes a sender's controller from the configuration.
+    type Build = fn(&TcpConfig) -> AnyController;
+
+    /// (segment, ECN-Echo, cwnd before, cwnd after, alpha after) of one ACK.
+    type MarkedAck = (u64, bool, f64, f64, f64);
+
+    /// Segments 0 to 30 of a sender with a window of 20 and controller `cc`, every ACK at once,
+    /// segments 0 to 3 and 30 CE-marked; per ACK: (segment, ECN-Echo, cwnd before, cwnd after, alpha
+    /// after).
+    fn run_marked(cfg: TcpConfig, cc: Build) -> (Pair, Vec<MarkedAck>) {
+        let (mut p, data) = sender_with(cfg, 20.0, cc);
         let marked = |i: u64| i < 4 || i == 30;
         let mut queue: std::collections::VecDeque<Packet> = data.into();
         let mut trace = Vec::new(); // (segment, ECN-Echo, cwnd before, cwnd after, alpha after)
@@ -1473,22 +1564,72 @@ mod tests {
             trace.push((i, ack[0].has(flags::ECE), before, p.ends[0].cwnd(), alpha(&p.ends[0])));
         }
         assert!(trace.iter().all(|&(i, ece, ..)| ece == marked(i)));
-        assert_eq!(trace[0].3, 10.0, "alpha 1: the first cut halves");
-        assert_eq!(trace[0].4, 1.0);
-        // Marks 1 to 3: no cut, no growth; unmarked ACKs: +1/cwnd.
-        assert!(trace[1..4].iter().all(|&(_, _, before, after, _)| before == after));
-        let grown = (4..20).fold(10.0, |w: f64, _| w + 1.0 / w);
-        assert!((trace[19].3 - grown).abs() < 1e-12, "{} against {grown}", trace[19].3);
-        let g = 1.0 / 16.0;
-        let alpha_1 = (1.0 - g) + g * 3.0 / 19.0;
-        assert_eq!(trace[19].4, alpha_1, "the window of ACKs 1 to 19");
-        assert!(trace[1..19].iter().all(|t| t.4 == 1.0), "alpha moves once per window");
-        let cut = &trace[30];
-        assert!(cut.1);
-        assert!((cut.3 - cut.2 * (1.0 - cut.4 / 2.0)).abs() < 1e-12, "{cut:?}");
-        assert!(cut.3 > cut.2 / 2.0, "alpha < 1 cuts less than half: {cut:?}");
-        assert_eq!(cut.4, (1.0 - g) * alpha_1, "one more window, ACKs 20 to 29, none marked");
-        assert_eq!(p.ends[0].ssthresh(), cut.3);
-        assert_eq!(p.ends[0].stats().ecn_reductions, 2);
+        (p, trace)
+    }
+
+    /// A connection whose handshake took `rtt` (tick 0: srtt exactly `rtt`), then the sender's
+    /// controller `cc` and 100 segments to send; returns each data segment's departure time, the
+    /// sender's pacing timer fired as it asks.
+    fn departures(cfg: TcpConfig, cc: AnyController, rtt: Time) -> Vec<Time> {
+        let cfg = TcpConfig { delayed_ack: false, max_window: 100, tick: Duration::from_secs(0.0), ..cfg };
+        let mut p = Pair::new(cfg);
+        let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+        p.now = rtt / 2;
+        let syn_ack = p.deliver(1, &syn);
+        p.now = rtt;
+        let _ = p.deliver(0, &syn_ack);
+        assert_eq!(p.ends[0].srtt_secs(), crate::sim::time::to_secs(rtt));
+        p.ends[0].cc = cc;
+        p.timers.clear();
+        let mut times = Vec::new();
+        let mut sent = p.call(0, |e, cfg, io| e.write(cfg, 100 * MSS, io));
+        loop {
+            times.extend(sent.iter().filter(|s| s.payload() > 0).map(|_| p.now));
+            let Some(i) = p.timers.iter().position(|&(kind, _)| kind == TimerKind::Pacing) else { break };
+            let (_, at) = p.timers.swap_remove(i);
+            p.now = at;
+            sent = p.call(0, |e, cfg, io| e.on_timer(cfg, TimerKind::Pacing, io));
+        }
+        times
+    }
+
+    /// With pacing, a window's segments leave `srtt·size/(gain·cwnd·mss)` apart, gain 2 below half of
+    /// ssthresh (here 100), else the controller's: 1.2 for NewReno, 1 for Prague. Once the window is
+    /// out nothing more is scheduled (the ACKs release the rest). Prague paces unless told not to;
+    /// without pacing, or without an RTT sample, the window leaves at once.
+    #[test]
+    fn paced_segments_leave_a_size_over_the_rate_apart() {
+        let reno = |cwnd: f64| AnyController::NewReno(NewReno::in_congestion_avoidance(cwnd));
+        let prague_at = |cwnd: f64| AnyController::Prague(Prague::in_congestion_avoidance(cwnd, &prague()));
+        let slow_start = || {
+            let mut cc =
+                NewReno::new(&TcpConfig { init_cwnd: 10.0, max_window: 100, ..TcpConfig::default() });
+            cc.on_ack(&Ack { now: 0, segments: 1.0, srtt: 0.0 }); // 11 segments, ssthresh 100
+            AnyController::NewReno(cc)
+        };
+        let paced = TcpConfig { pacing: Some(true), ..TcpConfig::default() };
+        // 20 ms / (gain·cwnd) apart, by hand: 20/(2·11) = 0.909091 ms; 20/(1.2·10) = 1.666667 ms;
+        // 20/(1·10) = 2 ms.
+        for (cfg, cc, n, gap) in [
+            (paced.clone(), slow_start(), 11, 909_091),
+            (paced.clone(), reno(10.0), 10, 1_666_667),
+            (prague(), prague_at(10.0), 10, 2_000_000),
+        ] {
+            let start = 20_000_000;
+            let times = departures(cfg, cc, start);
+            assert_eq!(times, (0..n).map(|k| start + k * gap).collect::<Vec<_>>());
+        }
+        // Unpaced: the window leaves at once, as before pacing existed.
+        for (cfg, cc) in [
+            (TcpConfig::default(), reno(10.0)),
+            (TcpConfig { pacing: Some(false), ..paced.clone() }, reno(10.0)),
+            (TcpConfig { pacing: Some(false), ..prague() }, prague_at(10.0)),
+        ] {
+            assert_eq!(departures(cfg, cc, 20_000_000), vec![20_000_000; 10]);
+        }
+        // Before the first RTT sample there is no rate, and nothing waits.
+        let fresh = Endpoint::new(Role::Initiator, &prague(), 0, 0, 0, 0);
+        assert!(fresh.paced);
+        assert_eq!(fresh.pacing_gap(MSS, &prague()), 0);
     }
 }

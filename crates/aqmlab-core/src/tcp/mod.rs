@@ -20,9 +20,11 @@
 //! the retransmission timer expires, and a second such reduction doubles the timer), does not open cwnd
 //! on ACKs carrying ECE, and does not cut ssthresh at a timeout that follows an ECN reduction (the first
 //! one only, as the one-way agent; every one with `recovery = full_tcp`, as FullTcp).
-//! With `cc = "dctcp"` (RFC 8257, which needs `ecn`) the receiver echoes instead the CE bit of the data
-//! each ACK covers, sending a delayed ACK at once when that bit changes, and ignores CWR; the
-//! controller sees every ACK's ECN-Echo ([`cc::Controller::on_ecn_feedback`]).
+//! With `cc = "dctcp"` (RFC 8257, which needs `ecn`) or `"prague"` (which also needs ECT(1)) the
+//! receiver echoes instead the CE bit of the data each ACK covers, sending a delayed ACK at once when
+//! that bit changes, and ignores CWR; the controller sees every ACK's ECN-Echo
+//! ([`cc::Controller::on_ecn_feedback`]). With `pacing` (Prague's default) new data leaves no faster
+//! than gain·cwnd·mss/srtt (docs/tcp.md#pacing).
 //!
 //! [`Recovery::FullTcp`] switches fast recovery (and the ECN reaction around it) to ns-2's
 //! `Agent/TCP/FullTcp/Newreno`, the agent of ns-2's PackMime-HTTP.
@@ -86,10 +88,19 @@ pub struct TcpConfig {
     pub slow_start_restart: bool,
     /// Which ns-2 agent's fast recovery (and, with ECN, reaction to ECN-Echo and timeouts) to follow.
     pub recovery: Recovery,
-    /// The congestion controller (`"newreno"`, `"cubic"` or `"dctcp"`, which needs `ecn`).
+    /// The congestion controller (`"newreno"`, `"cubic"`, `"dctcp"`, which needs `ecn`, or `"prague"`,
+    /// which needs `ecn` and `ecn_codepoint = "ect1"`).
     pub cc: ControllerKind,
-    /// DCTCP's gain g: per window of data, `alpha ← (1 − g)·alpha + g·F` (RFC 8257: 1/16).
+    /// DCTCP's and Prague's gain g: per window of data, `alpha ← (1 − g)·alpha + g·F` (RFC 8257: 1/16).
     pub dctcp_g: f64,
+    /// Pace data segments at `gain·cwnd·mss/srtt` (docs/tcp.md#pacing); unset: as the controller
+    /// wants (`"prague"` paces, the others do not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Prague's RTT independence: below this smoothed RTT, congestion avoidance grows the window by
+    /// (srtt/target)² segments per RTT, the rate growth of a flow at the target (Linux's
+    /// `prague_rtt_target`, 25 ms); 0 turns it off.
+    pub prague_rtt_target: Duration,
 }
 
 /// The loss-recovery variant of a flow group (`recovery = "one_way" | "full_tcp"` in `[tcp]`).
@@ -179,6 +190,8 @@ impl Default for TcpConfig {
             recovery: Recovery::OneWay,
             cc: ControllerKind::default(),
             dctcp_g: 1.0 / 16.0,
+            pacing: None,
+            prague_rtt_target: Duration::from_secs(0.025),
         }
     }
 }
@@ -208,8 +221,11 @@ impl TcpConfig {
         if self.max_rto < self.min_rto {
             return bad("max_rto", "a duration no smaller than min_rto");
         }
-        if self.cc == ControllerKind::Dctcp && !self.ecn {
-            return bad("cc", "\"dctcp\" reacts to ECN marks: it needs ecn = true");
+        if self.cc.echoes_each_mark() && !self.ecn {
+            return bad("cc", &format!("\"{}\" reacts to ECN marks: it needs ecn = true", self.cc.name()));
+        }
+        if self.cc == ControllerKind::Prague && self.ecn_codepoint != EcnCodepoint::Ect1 {
+            return bad("ecn_codepoint", "\"prague\" is an L4S sender: it needs ecn_codepoint = \"ect1\"");
         }
         if self.ecn_codepoint == EcnCodepoint::Ect1 && !self.ecn {
             return bad("ecn_codepoint", "\"ect1\" is an ECN codepoint: it needs ecn = true");

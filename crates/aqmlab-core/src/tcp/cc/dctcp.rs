@@ -13,8 +13,9 @@
 //!   (RFC 8257 §3.5 recommends reacting to loss as conventional TCP): this controller wraps
 //!   [`NewReno`]. The window does not open on ECN-Echo ACKs, as for every controller here.
 //!
-//! The receiver's side, ECN-Echo on exactly the ACKs that cover CE-marked data (RFC 8257 §3.2), is the
-//! endpoint's, which switches to it when `cc = "dctcp"`.
+//! The estimate and the cut are [`AlphaEstimator`]'s, which TCP Prague shares. The receiver's side,
+//! ECN-Echo on exactly the ACKs that cover CE-marked data (RFC 8257 §3.2), is the endpoint's, which
+//! switches to it when `cc = "dctcp"` or `"prague"`.
 
 use super::newreno::NewReno;
 use super::{Ack, Controller, EcnFeedback};
@@ -26,6 +27,12 @@ pub struct Dctcp(Box<State>);
 struct State {
     /// cwnd and ssthresh, grown and cut for losses as NewReno's.
     reno: NewReno,
+    alpha: AlphaEstimator,
+}
+
+/// The estimate of the fraction of marked bytes and the cut in proportion to it, which TCP Prague
+/// shares ([`super::prague`]; docs/tcp.md#tcp-prague).
+pub(super) struct AlphaEstimator {
     /// The estimated fraction of marked bytes, in [0, 1].
     alpha: f64,
     /// The estimator's gain (`dctcp_g`).
@@ -38,10 +45,47 @@ struct State {
     acked_ece: u64,
 }
 
+impl AlphaEstimator {
+    /// alpha starts at 1, so that the first cuts halve.
+    pub(super) fn new(g: f64) -> Self {
+        AlphaEstimator { alpha: 1.0, g, window_end: 0, acked: 0, acked_ece: 0 }
+    }
+
+    pub(super) fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// Counts the bytes, and once the ACK reaches the end of the window measured, moves alpha toward
+    /// that window's fraction of marked bytes and starts the next window at the highest sequence sent
+    /// (Linux's `dctcp_update_alpha`).
+    pub(super) fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
+        self.acked += fb.bytes;
+        if fb.ece {
+            self.acked_ece += fb.bytes;
+        }
+        if fb.ack >= self.window_end {
+            if self.acked > 0 {
+                let fraction = self.acked_ece as f64 / self.acked as f64;
+                self.alpha = (1.0 - self.g) * self.alpha + self.g * fraction;
+            }
+            self.acked = 0;
+            self.acked_ece = 0;
+            self.window_end = fb.snd_max;
+        }
+    }
+
+    /// `ssthresh = max(window·(1 − alpha/2), 2)`, cwnd the same; a window below 2 segments is kept.
+    pub(super) fn cut(&self, reno: &mut NewReno, window: f64) {
+        let reduced = window * (1.0 - self.alpha / 2.0);
+        reno.ssthresh = reduced.max(2.0);
+        reno.cwnd = reduced.max(window.min(2.0));
+    }
+}
+
 impl Dctcp {
     /// The estimated fraction of marked bytes.
     pub fn alpha(&self) -> f64 {
-        self.0.alpha
+        self.0.alpha.alpha()
     }
 
     /// A sender already in congestion avoidance at `cwnd` (tests of the endpoint start from one).
@@ -55,14 +99,7 @@ impl Dctcp {
 
 impl Controller for Dctcp {
     fn new(cfg: &TcpConfig) -> Self {
-        Dctcp(Box::new(State {
-            reno: NewReno::new(cfg),
-            alpha: 1.0,
-            g: cfg.dctcp_g,
-            window_end: 0,
-            acked: 0,
-            acked_ece: 0,
-        }))
+        Dctcp(Box::new(State { reno: NewReno::new(cfg), alpha: AlphaEstimator::new(cfg.dctcp_g) }))
     }
 
     fn cwnd(&self) -> f64 {
@@ -77,36 +114,17 @@ impl Controller for Dctcp {
         self.0.reno.on_ack(ack);
     }
 
-    /// Counts the bytes, and once the ACK reaches the end of the window measured, moves alpha toward
-    /// that window's fraction of marked bytes and starts the next window at the highest sequence sent
-    /// (Linux's `dctcp_update_alpha`).
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
-        let s = &mut self.0;
-        s.acked += fb.bytes;
-        if fb.ece {
-            s.acked_ece += fb.bytes;
-        }
-        if fb.ack >= s.window_end {
-            if s.acked > 0 {
-                let fraction = s.acked_ece as f64 / s.acked as f64;
-                s.alpha = (1.0 - s.g) * s.alpha + s.g * fraction;
-            }
-            s.acked = 0;
-            s.acked_ece = 0;
-            s.window_end = fb.snd_max;
-        }
+        self.0.alpha.on_ecn_feedback(fb);
     }
 
     fn on_loss(&mut self, cfg: &TcpConfig) {
         self.0.reno.on_loss(cfg);
     }
 
-    /// `ssthresh = max(window·(1 − alpha/2), 2)`, cwnd the same; a window below 2 segments is kept.
     fn on_ecn_echo(&mut self, window: f64) {
-        let s = &mut self.0;
-        let reduced = window * (1.0 - s.alpha / 2.0);
-        s.reno.ssthresh = reduced.max(2.0);
-        s.reno.cwnd = reduced.max(window.min(2.0));
+        let s = &mut *self.0;
+        s.alpha.cut(&mut s.reno, window);
     }
 
     fn on_timeout(&mut self, cut_ssthresh: bool, cfg: &TcpConfig) {

@@ -93,6 +93,17 @@ pub trait Controller {
     /// Fast recovery sets the window: deflation on a partial ACK, FullTcp's cwnd = ssthresh and its
     /// halving (ssthresh kept) on duplicate ACKs soon after an ECN cut.
     fn set_cwnd(&mut self, cwnd: f64);
+
+    /// The endpoint paces this controller's data when `tcp.pacing` is not set (docs/tcp.md#pacing).
+    fn wants_pacing(&self) -> bool {
+        false
+    }
+
+    /// The pacing rate's gain once cwnd reaches half of ssthresh (Linux's `tcp_pacing_ca_ratio`, 120 %;
+    /// below that the gain is 2, `tcp_pacing_ss_ratio`).
+    fn pacing_ca_gain(&self) -> f64 {
+        1.2
+    }
 }
 
 macro_rules! registry {
@@ -175,6 +186,17 @@ registry! {
     Cubic(cubic) = "cubic";
     /// DCTCP (RFC 8257): cuts in proportion to the fraction of ECN-marked bytes; needs `ecn = true`.
     Dctcp(dctcp) = "dctcp";
+    /// TCP Prague (L4S): DCTCP's response over ECT(1), paced, RTT-independent growth; needs `ecn = true`
+    /// and `ecn_codepoint = "ect1"`.
+    Prague(prague) = "prague";
+}
+
+impl ControllerKind {
+    /// The receiver echoes the CE state of the data each ACK covers (RFC 8257 §3.2), which DCTCP's and
+    /// Prague's estimate of the fraction of marked bytes needs, instead of RFC 3168's echo until CWR.
+    pub fn echoes_each_mark(self) -> bool {
+        matches!(self, ControllerKind::Dctcp | ControllerKind::Prague)
+    }
 }
 
 impl From<ControllerKind> for String {
@@ -197,7 +219,7 @@ mod tests {
         assert_eq!(ControllerKind::default().name(), NAMES[0]);
         assert_eq!(
             ControllerKind::try_from("reno".to_string()).unwrap_err(),
-            "unknown variant `reno`, expected one of `newreno`, `cubic`, `dctcp`"
+            "unknown variant `reno`, expected one of `newreno`, `cubic`, `dctcp`, `prague`"
         );
     }
 }

@@ -6,7 +6,8 @@ use super::{Ack, Controller};
 use crate::tcp::TcpConfig;
 
 pub struct NewReno {
-    // DCTCP (`dctcp.rs`) grows and cuts for losses as NewReno and sets both for its own ECN cut.
+    // DCTCP (`dctcp.rs`) grows and cuts for losses as NewReno and sets both for its own ECN cut; Prague
+    // (`prague.rs`) grows its own way.
     pub(super) cwnd: f64,
     pub(super) ssthresh: f64,
 }
