@@ -58,6 +58,8 @@ MODERN = {
     "CoDel": '{kind="codel", limit=1000}',
     "FQ-CoDel": '{kind="fq_codel", limit=1000}',
     "COBALT": '{kind="cobalt", limit=1000}',
+    "FQ-PIE": '{kind="fq_pie", limit=1000}',
+    "DualPI2": '{kind="dualpi2", limit=1000}',
 }
 QUEUES = {"DT": DT, "RED": RED, "PI": PI, **MODERN}
 #: Congestion controls beside NewReno, over drop-tail at N = 100 (DCTCP and Prague with ECN on, Prague

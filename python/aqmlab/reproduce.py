@@ -33,29 +33,38 @@ def execute(
     jobs: int | None = None,
     dask: str | None = None,
     progress: Progress | None = None,
+    on_stored: Callable[[RunOutcome], object] | None = None,
 ) -> list[RunOutcome]:
-    """Runs every spec not already complete in `runs_dir` and returns all outcomes in spec order. Another
-    process using `runs_dir` at the same time is an error (its unfinished runs' folders are live)."""
+    """Runs every spec not already complete in `runs_dir` and returns all outcomes in spec order, calling
+    `on_stored` on each run as soon as it is stored. Another process using `runs_dir` at the same time is
+    an error (its unfinished runs' folders are live)."""
     runs_dir.mkdir(parents=True, exist_ok=True)
     try:
         with sweep.FolderLock(runs_dir):
-            return _execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress)
+            return _execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress, on_stored=on_stored)
     except sweep.SweepError as e:
         raise ReproduceError(str(e)) from None
 
 
 def _execute(
-    specs: list[StudyRun], runs_dir: Path, *, jobs: int | None, dask: str | None, progress: Progress | None
+    specs: list[StudyRun],
+    runs_dir: Path,
+    *,
+    jobs: int | None,
+    dask: str | None,
+    progress: Progress | None,
+    on_stored: Callable[[RunOutcome], object] | None = None,
 ) -> list[RunOutcome]:
     sweep.clean_runs_dir(runs_dir)
     emit = progress or (lambda kind, info: None)
-    hashes, tasks, labels = [], {}, {}
+    hashes, tasks, labels, spec_of = [], {}, {}, {}
     for spec in specs:
         file = "<study>"
         resolved = _core.resolve(spec.scenario, file, list(spec.overrides), spec.seed)
         h = sweep.run_hash(resolved, spec.seed)
         hashes.append(h)
         labels.setdefault(h, _label(spec))
+        spec_of.setdefault(h, spec)
         if h not in tasks and not sweep.is_complete(runs_dir / h):
             tasks[h] = sweep.task(h, spec.scenario, file, spec.overrides, spec.seed, runs_dir)
     emit("start", {"total": len(specs), "todo": len(tasks)})
@@ -68,6 +77,8 @@ def _execute(
             emit("failed", {"label": labels[h], "error": error})
             return
         sweep.store_run(runs_dir, payload)
+        if on_stored:
+            on_stored(RunOutcome(spec_of[h], runs_dir / h))
         emit("done", {"label": labels[h], "wall_s": payload["wall_s"]})
 
     if tasks:
@@ -97,14 +108,14 @@ def reproduce(
             known = ", ".join(study.variants) or "none"
             raise ReproduceError(f"study {name} has no variant {variant!r}; its variants: {known}")
         study = study.variants[variant]()
-    seeds = seeds or (1 if quick else 3)
+    seeds = seeds or (study.quick_seeds if quick else 3)
     stem = "-".join([name, *([variant] if variant else []), *(["quick"] if quick else [])])
     out = Path(out or Path("reports") / stem)
     runs_dir = out / "runs"
     t0 = time.perf_counter()
 
     def run_specs(specs: list[StudyRun]) -> list[RunOutcome]:
-        return execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress)
+        return execute(specs, runs_dir, jobs=jobs, dask=dask, progress=progress, on_stored=study.reduce)
 
     calibration = study.calibrate(quick, run_specs) if study.calibrate else None
     outcomes = run_specs(study.runs(quick, seeds, calibration))

@@ -22,6 +22,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -85,31 +86,18 @@ AtWarmup()
 TrafficControlHelper
 QueueUnderTest(const std::string& kind, bool ecn, uint32_t limit)
 {
+    static const std::map<std::string, std::string> aqms = {
+        {"codel", "ns3::CoDelQueueDisc"},
+        {"fq_codel", "ns3::FqCoDelQueueDisc"},
+        {"pie", "ns3::PieQueueDisc"},
+        {"fq_pie", "ns3::FqPieQueueDisc"},
+        {"cobalt", "ns3::CobaltQueueDisc"},
+    };
     TrafficControlHelper tch;
     const StringValue size(std::to_string(limit) + "p");
     if (kind == "droptail")
     {
         tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", size);
-    }
-    else if (kind == "codel")
-    {
-        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", size, "UseEcn", BooleanValue(ecn));
-    }
-    else if (kind == "fq_codel")
-    {
-        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", size, "UseEcn", BooleanValue(ecn));
-    }
-    else if (kind == "pie")
-    {
-        tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", size, "UseEcn", BooleanValue(ecn));
-    }
-    else if (kind == "fq_pie")
-    {
-        tch.SetRootQueueDisc("ns3::FqPieQueueDisc", "MaxSize", size, "UseEcn", BooleanValue(ecn));
-    }
-    else if (kind == "cobalt")
-    {
-        tch.SetRootQueueDisc("ns3::CobaltQueueDisc", "MaxSize", size, "UseEcn", BooleanValue(ecn));
     }
     else if (kind == "fq_codel_l4s")
     {
@@ -123,6 +111,10 @@ QueueUnderTest(const std::string& kind, bool ecn, uint32_t limit)
                              BooleanValue(true),
                              "CeThreshold",
                              TimeValue(MilliSeconds(1)));
+    }
+    else if (aqms.count(kind))
+    {
+        tch.SetRootQueueDisc(aqms.at(kind), "MaxSize", size, "UseEcn", BooleanValue(ecn));
     }
     else
     {

@@ -7,8 +7,8 @@ a run or sweep folder.
     aqmlab calibrate SCENARIO.toml --link A->B --target-load 0.9 [--generator NAME] [--widen RATE]
         [--rates r1,r2,...] [--duration S] [--seeds K] [--seed N] [--set key=value ...] [--out FILE]
     aqmlab sweep SCENARIO.toml --grid key=v1,v2 ... --seeds K [--jobs N] [--dask ADDRESS] (see cli/sweep.py)
-    aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--variant NAME] [--seeds K] [--jobs N]
-        [--dask ADDRESS]
+    aqmlab reproduce weigle2005|le2003|chrost2009|l4s-coexistence [--quick] [--variant NAME] [--seeds K]
+        [--jobs N] [--dask ADDRESS]
         (see cli/reproduce.py)
     aqmlab plot RUN|SWEEP [--out DIR] [--format png,svg]
     aqmlab report RUN|SWEEP [--out DIR]

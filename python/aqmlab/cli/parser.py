@@ -192,7 +192,12 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         help="another setting of the study (le2003: packmime, the open-loop PackMime-HTTP traffic instead of "
         "the closed-loop web users); report in reports/STUDY-NAME[-quick]",
     )
-    s.add_argument("--seeds", type=int, metavar="K", help="seeds per configuration (default 1 quick, 3 full)")
+    s.add_argument(
+        "--seeds",
+        type=int,
+        metavar="K",
+        help="seeds per configuration (default 3; --quick: 1, l4s-coexistence 2)",
+    )
     s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
     s.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (scheduler address or `local`)")
     s.add_argument(

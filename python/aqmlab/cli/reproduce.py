@@ -1,8 +1,8 @@
 """`aqmlab reproduce STUDY`: reproduce a published study and write its report (the work is in
 :mod:`aqmlab.reproduce`).
 
-    aqmlab reproduce weigle2005|le2003|chrost2009 [--quick] [--variant NAME] [--seeds K] [--jobs N]
-                     [--dask ADDRESS] [--out DIR]
+    aqmlab reproduce weigle2005|le2003|chrost2009|l4s-coexistence [--quick] [--variant NAME] [--seeds K]
+                     [--jobs N] [--dask ADDRESS] [--out DIR]
 """
 
 from __future__ import annotations

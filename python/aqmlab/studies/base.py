@@ -93,6 +93,11 @@ class Study:
     #: (quick, execute) -> calibration passed to `runs`; `execute(specs)` returns their outcomes.
     calibrate: Callable[[bool, Callable[[list[StudyRun]], list[RunOutcome]]], dict] | None = None
     full_runtime: str = ""
+    #: Seeds per configuration of `--quick` when `--seeds` is not given (the full version: 3).
+    quick_seeds: int = 1
+    #: Called on each run as soon as it is stored, while the others still run: e.g. to reduce large files
+    #: (packet captures) to the numbers the study needs.
+    reduce: Callable[[RunOutcome], object] | None = None
     #: The variant this is ("" for the study's own setting), and the other variants by name (`aqmlab
     #: reproduce STUDY --variant NAME`), each built on demand: e.g. le2003's "packmime" traffic.
     variant: str = ""

@@ -1,5 +1,5 @@
-"""The studies' figures, drawn from run folders: response-time CDFs (0-2 s), CCDFs on log-log axes and
-queue-size processes. Every figure is written as PNG and SVG."""
+"""The studies' figures, drawn from run folders: response-time CDFs (0-2 s), CCDFs on log-log axes,
+queue-size processes and bars with 95 % intervals. Every figure is written as PNG and SVG."""
 
 from __future__ import annotations
 
@@ -82,4 +82,39 @@ def queue_process(series: dict[str, RunOutcome], link: str, stem: Path, title: s
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlabel("time (s)")
     axes[0, 0].set_title(title)
+    save_figure(fig, stem)
+
+
+def grouped_bars(
+    groups: list[str],
+    series: dict[str, list[tuple[float, float]]],
+    stem: Path,
+    title: str,
+    ylabel: str,
+    *,
+    log: bool = False,
+    band: tuple[float, float] | None = None,
+) -> None:
+    """Bars of (mean, 95 % half-width) per group, one bar per series side by side, with error bars; `band`
+    shades a reference range (e.g. a claim's)."""
+    fig, ax = plt.subplots(figsize=(max(6.4, 1.3 * len(groups)), 4.2))
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(groups))
+    for i, (name, cells) in enumerate(series.items()):
+        means = np.array([m for m, _ in cells], dtype=float)
+        halves = np.array([h if h == h else 0.0 for _, h in cells], dtype=float)
+        # An interval reaching below zero cannot be drawn on a log axis: cut it at the bar's foot.
+        lower = np.minimum(halves, means * 0.9) if log else halves
+        ax.bar(
+            x + (i - (len(series) - 1) / 2) * width, means, width, yerr=[lower, halves], capsize=3, label=name
+        )
+    if band:
+        ax.axhspan(*band, color="green", alpha=0.1, label=f"{band[0]:g}–{band[1]:g}")
+    if log:
+        ax.set_yscale("log")
+    ax.set_xticks(x, groups, fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(alpha=0.3, axis="y", which="both")
+    ax.legend(fontsize=8)
     save_figure(fig, stem)
