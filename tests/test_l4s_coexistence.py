@@ -40,9 +40,9 @@ def test_every_configuration_parses_and_is_labelled(tmp_path, quick):
 
 
 def test_the_user_facing_example_is_the_study_base_case():
-    """scenarios/l4s/dualpi2-dctcp-vs-cubic.toml parses and runs the study's first configuration: DualPI2,
+    """scenarios/l4s/dualpi2-prague-vs-cubic.toml parses and runs the study's first configuration: DualPI2,
     100 Mb/s, one scalable ECT(1) flow beside one classic flow, the same groups and controls."""
-    example = Path(__file__).resolve().parent.parent / "scenarios" / "l4s" / "dualpi2-dctcp-vs-cubic.toml"
+    example = Path(__file__).resolve().parent.parent / "scenarios" / "l4s" / "dualpi2-prague-vs-cubic.toml"
     assert validate(example)["flows"] == 2
     doc, study = tomllib.loads(example.read_text()), tomllib.loads(l4s.SCENARIO.read_text())
     assert doc["dumbbell"]["queue"] == {"kind": "dualpi2"} and l4s.AQMS["DualPI2"] == '{ kind = "dualpi2" }'

@@ -1,8 +1,8 @@
 """Study L4S: how scalable (L4S) and classic TCP flows share one bottleneck — RFC 9332's coexistence claims
 for DualPI2, beside FQ-CoDel and PIE in ns-3's L4S mode and their classic versions.
 
-The dumbbell of studies/scenarios/l4s/coexistence.toml: scalable flows (DCTCP sending ECT(1), the stand-in
-for TCP Prague: :data:`SCALABLE_CC`) and classic flows (CUBIC, or NewReno in the full version, not
+The dumbbell of studies/scenarios/l4s/coexistence.toml: scalable flows (TCP Prague sending ECT(1),
+:data:`SCALABLE_CC`; DCTCP is the alternative) and classic flows (CUBIC, or NewReno in the full version, not
 ECN-capable) through one bottleneck of 100 Mb/s (quick: 40 Mb/s) at base RTTs of 20 and 80 ms. Per run:
 each class's per-flow goodput and their ratio, each class's queueing delay at the bottleneck (mean and
 p99 over its packets, from packet captures of the bottleneck and its feeding links), utilisation, marks
@@ -25,9 +25,9 @@ from aqmlab.studies.base import Figure, Finding, RunOutcome, Study, StudyRun, Ta
 
 SCENARIO = files(__package__) / "scenarios" / "l4s" / "coexistence.toml"
 
-#: The scalable congestion control (flows.0, ECT(1)). DCTCP until TCP Prague (`"prague"`) is in the
-#: engine; the study needs nothing else changed to run Prague instead.
-SCALABLE_CC = "dctcp"
+#: The scalable congestion control (flows.0, ECT(1)): TCP Prague, paced and RTT-independent below 25 ms
+#: (docs/tcp.md#tcp-prague); `"dctcp"` runs the study with DCTCP instead, nothing else changed.
+SCALABLE_CC = "prague"
 SCALABLE_NAME = {"dctcp": "DCTCP", "prague": "Prague"}.get(SCALABLE_CC, SCALABLE_CC)
 
 #: The bottleneck queues (A->B). ECT(1) means L4S to DualPI2 and to the L4S modes (docs/aqm.md#dualpi2,
@@ -402,19 +402,18 @@ STUDY = Study(
     quick_seeds=2,
     reduce=_metrics,  # each run's captures reduced as soon as it is stored: peak disk a few runs' worth
     notes=[
-        f"The scalable sender is {SCALABLE_NAME} sending ECT(1) (docs/tcp.md#dctcp), not TCP Prague, which "
-        "RFC 9332's claims assume (RTT independence, pacing); Prague replaces it by setting "
-        'l4s_coexistence.SCALABLE_CC = "prague" once the engine has it.',
+        f"The scalable sender is {SCALABLE_NAME} sending ECT(1) (docs/tcp.md#tcp-prague: DCTCP's response to "
+        "marks, pacing, RTT independence below 25 ms; classic ECN feedback, not AccECN); "
+        'l4s_coexistence.SCALABLE_CC = "dctcp" runs DCTCP instead.',
         "Classic flows are not ECN-capable (Linux's client default): DualPI2's C queue and the classic laws "
         "drop them. The classic FQ-CoDel and PIE run with ECN on and treat ECT(1) as ECT(0).",
-        "Dumbbell, 100 Mb/s (quick: 40 Mb/s), 1 ms access links at 10 Gb/s, base RTTs 20 and 80 ms; every "
+        "Dumbbell, 100 Mb/s (quick: 40 Mb/s), 1 ms access links at 200 Mb/s, base RTTs 20 and 80 ms; every "
         "AQM with its defaults (docs/aqm.md#dualpi2, docs/aqm.md#l4s-mode: ce_threshold 1 ms).",
         "Findings require the 95 % interval over seeds (Student t) to lie inside (or, for classic PIE, "
         "wholly outside) the claim's range; with 2 seeds the intervals are wide (t = 12.7).",
-        "--quick: 40 Mb/s, the 1+1 CUBIC mix only, 25 s runs measured after 10 s (full: 40 s after 15 s), "
+        "--quick: 40 Mb/s, the 1+1 CUBIC mix only, 60 s runs measured after 20 s (full: 100 s after 30 s), "
         "2 seeds.",
     ],
-    full_runtime="59 s of wall time on 2 cores shared with other work (--jobs 2; 3 seeds x 30 "
-    "configurations, 90 runs; 174 s under heavier load; peak disk 141 MB), measured with /usr/bin/time on "
-    "2026-11-24",
+    full_runtime="1 min 53 s of wall time on 2 cores shared with an ns-3 run (--jobs 2; 3 seeds x 30 "
+    "configurations, 90 runs; peak RSS 260 MB, peak disk 141 MB), measured with /usr/bin/time on 2026-11-24",
 )
