@@ -8,7 +8,7 @@ difference and a verdict to ``validation/results/compare_ns3.md``, the raw runs 
 window every 100 ms) to ``compare_ns3.jsonl`` and that window in both simulators (seed 1) to
 ``compare_ns3.png``.
 
-    .venv/bin/python validation/compare_ns3.py              # every configuration, 3 seeds (~8 min)
+    .venv/bin/python validation/compare_ns3.py              # every configuration, 3 seeds (~6 min)
     .venv/bin/python validation/compare_ns3.py --only cubic-codel --seeds 1
 
 Metrics, measured over [warm-up, end] on both sides: ``goodput`` (payload delivered to the receivers,
