@@ -81,6 +81,12 @@ pub trait FifoAqm: Send + Sized + 'static {
     }
     /// The periodic update, on the queue as it stands.
     fn update(&mut self, _fifo: &Fifo) {}
+    /// Whether `update` would now leave the state exactly as it is (the algorithm at rest with its
+    /// queue empty), so that an idle flow-queue bucket can skip it until a packet arrives
+    /// ([`super::flow_queue`]). False by default: always update.
+    fn at_rest(&self, _fifo: &Fifo) -> bool {
+        false
+    }
     /// [`QueueDisc::departs_in_arrival_order`]. True for most FIFO algorithms; an algorithm whose
     /// `dequeue` drops, or whose `enqueue` drops a waiting packet instead of the arrival, says false.
     fn departs_in_arrival_order(&self) -> bool {

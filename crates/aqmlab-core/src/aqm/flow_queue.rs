@@ -18,7 +18,9 @@
 //!   `old_flows` when that list is not empty (Linux/ns-3; prevents starvation) and is otherwise — like a
 //!   bucket from `old_flows` — removed from the lists; else `deficit -= size` and the packet is sent.
 //! - **Timer:** an AQM with a periodic update (PIE) has every bucket updated together each period, idle
-//!   ones included (Linux `fq_pie_timer`; ns-3 runs one timer per child queue instead).
+//!   ones included (Linux `fq_pie_timer`; ns-3 runs one timer per child queue instead). A bucket whose
+//!   AQM is [at rest](FifoAqm::at_rest) leaves the update list until its next arrival: its update would
+//!   change nothing, and most of the buckets are idle (1024 buckets against a few active flows).
 
 use super::fifo::{Fifo, FifoAqm};
 use super::{check, Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
@@ -85,6 +87,8 @@ pub(crate) struct Bucket<A> {
     pub(super) aqm: A,
     deficit: i64,
     pub(super) list: List,
+    /// On `restless`: updated by the timer.
+    restless: bool,
 }
 
 pub struct FlowQueues<A> {
@@ -96,6 +100,8 @@ pub struct FlowQueues<A> {
     pub(super) buckets: Vec<Bucket<A>>,
     pub(super) new_flows: VecDeque<usize>,
     pub(super) old_flows: VecDeque<usize>,
+    /// The buckets the timer updates: every one at first, then those not at rest.
+    pub(super) restless: Vec<usize>,
     packets: usize,
     bytes: u64,
 }
@@ -110,6 +116,7 @@ impl<C: FlowQueuesConfig> Discipline<C> for FlowQueues<C::Aqm> {
                 aqm: C::Aqm::new(aqm.clone(), link),
                 deficit: 0,
                 list: List::Idle,
+                restless: true,
             })
             .collect();
         FlowQueues {
@@ -120,6 +127,7 @@ impl<C: FlowQueuesConfig> Discipline<C> for FlowQueues<C::Aqm> {
             buckets,
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
+            restless: (0..s.flows as usize).collect(),
             packets: 0,
             bytes: 0,
         }
@@ -162,6 +170,10 @@ impl<A: FifoAqm> QueueDisc for FlowQueues<A> {
         let b = &mut self.buckets[idx];
         let (len, bytes) = (b.fifo.len(), b.fifo.bytes());
         b.aqm.enqueue(pkt, &mut b.fifo, env);
+        if !b.restless {
+            b.restless = true;
+            self.restless.push(idx);
+        }
         self.packets = self.packets - len + b.fifo.len();
         self.bytes = self.bytes - bytes + b.fifo.bytes();
         if b.list == List::Idle && !b.fifo.is_empty() {
@@ -223,8 +235,17 @@ impl<A: FifoAqm> QueueDisc for FlowQueues<A> {
 
     fn on_timer(&mut self, env: &mut QueueEnv) -> Option<Time> {
         let period = self.period?;
-        for b in &mut self.buckets {
+        // Each bucket's update touches only its own state, so the order of the list does not matter.
+        let mut i = 0;
+        while i < self.restless.len() {
+            let b = &mut self.buckets[self.restless[i]];
             b.aqm.update(&b.fifo);
+            if b.aqm.at_rest(&b.fifo) {
+                b.restless = false;
+                self.restless.swap_remove(i);
+            } else {
+                i += 1;
+            }
         }
         Some(env.now + period)
     }

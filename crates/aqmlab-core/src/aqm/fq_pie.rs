@@ -140,6 +140,40 @@ mod tests {
     }
 
     #[test]
+    fn idle_buckets_leave_the_update_list_at_rest_and_rejoin_on_arrival() {
+        let (mut h, mut q) = fq(Config::default());
+        let state = |q: &FlowQueues<Pie>, flow: u32| {
+            let mut out = Vec::new();
+            q.buckets[q.bucket(flow)].aqm.state(&mut out);
+            out
+        };
+        assert_eq!(q.restless.len(), 1024);
+        // One update brings every unused bucket to PIE's rest point: probability 0, both delays 0, the
+        // burst allowance re-armed to 150 ms and one 15-ms period taken off.
+        q.on_timer(&mut h.env());
+        assert!(q.restless.is_empty());
+        assert_eq!(pie_state(&q, C, "burst_allowance"), 0.135);
+        // At rest an update changes nothing: skipping it is exact.
+        let before = state(&q, C);
+        let c = q.bucket(C);
+        let b = &mut q.buckets[c];
+        b.aqm.update(&b.fifo);
+        assert_eq!(state(&q, C), before);
+        // An arrival puts its bucket back on the list. A bucket emptied again rests after the next update
+        // (its PIE's delay is 0 once its queue empties); one still backlogged stays on the list.
+        arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
+        assert_eq!(next_flow(&mut h, &mut q), A);
+        arrive(&mut h, &mut q, B, 1500, Ecn::NotEct);
+        arrive(&mut h, &mut q, B, 1500, Ecn::NotEct);
+        h.now += 5 * MS;
+        assert_eq!(next_flow(&mut h, &mut q), B);
+        assert_eq!(q.restless, [q.bucket(A), q.bucket(B)]);
+        q.on_timer(&mut h.env());
+        assert_eq!(q.restless, [q.bucket(B)]);
+        assert_eq!(pie_state(&q, B, "qdelay"), 0.005);
+    }
+
+    #[test]
     fn a_sparse_flow_overtakes_a_backlogged_one() {
         let (mut h, mut q) = fq(Config::default());
         for _ in 0..20 {

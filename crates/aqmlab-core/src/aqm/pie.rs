@@ -330,6 +330,19 @@ impl FifoAqm for Pie {
         self.qdelay_old = self.qdelay;
     }
 
+    /// With no packet, no delay now or at the last update and no drop probability, `update` keeps
+    /// `drop_prob` at 0 (its step is `-alpha · qdelay_ref` at most, then clamped), re-arms the burst
+    /// allowance (calm: both delays below half the reference) and takes one period off it: a fixed point
+    /// once the allowance stands at `max_burst - t_update`.
+    fn at_rest(&self, fifo: &Fifo) -> bool {
+        fifo.is_empty()
+            && self.drop_prob == 0.0
+            && self.qdelay == 0
+            && self.qdelay_old == 0
+            && self.qdelay_ref > 0
+            && self.burst_allowance == self.max_burst.saturating_sub(self.t_update)
+    }
+
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         out.extend([
             ("drop_prob", self.drop_prob),
