@@ -75,6 +75,10 @@ CONFIGS = {
     ),
     "cubic-cobalt": Config("cubic", "cobalt", '{ kind = "cobalt", limit = 1000 }'),
     "cubic-codel-ecn": Config("cubic", "codel", '{ kind = "codel", limit = 1000, ecn = true }', ecn=True),
+    # DCTCP sending ECT(0) against CoDel's Linux-style ce_threshold (every ECN-capable packet above 1 ms).
+    "dctcp-codel_ce": Config(
+        "dctcp", "codel_ce", '{ kind = "codel", limit = 1000, ecn = true, ce_threshold = "1ms" }', ecn=True
+    ),
     "dctcp-fq_codel_l4s": Config(
         "dctcp",
         "fq_codel_l4s",

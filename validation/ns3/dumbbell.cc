@@ -1,7 +1,7 @@
 // ns-3.37 twin of scenarios/ns3-dumbbell.toml (validation/compare_ns3.py): N long-lived TCP flows of one
 // congestion control over a dumbbell whose bottleneck R1->R2 runs the queue discipline under test.
-// Prints one JSON line: goodput per flow, the bottleneck's arrivals, drops, marks and mean queue, and the
-// first flow's congestion window sampled every 100 ms.
+// Prints one JSON line: goodput per flow, the bottleneck's arrivals, drops, marks and mean queue (queue disc
+// plus the device's one-packet transmit queue), and the first flow's congestion window every 100 ms.
 //
 // Every choice mirrors the aqmlab scenario; docs/validation-ns3.md says why each differs from ns-3's default:
 // - segments of 1460 B without TCP options (no timestamps, no SACK), so data packets are 1500 B and ACKs
@@ -34,6 +34,7 @@ namespace
 std::vector<Ptr<PacketSink>> g_sinks;
 std::vector<uint64_t> g_rxAtWarmup;
 Ptr<QueueDisc> g_bottleneck;
+Ptr<Queue<Packet>> g_deviceQueue; // the bottleneck device's own 1-packet transmit queue
 double g_qSum = 0;
 uint64_t g_qSamples = 0;
 uint32_t g_cwndBytes = 0;
@@ -49,7 +50,9 @@ OnCwnd(uint32_t, uint32_t now)
 void
 SampleQueue(Time interval)
 {
-    g_qSum += g_bottleneck->GetNPackets();
+    // Waiting packets, the one on the wire excluded (aqmlab's definition): the queue disc's and the one
+    // the device holds ready behind the packet it is sending.
+    g_qSum += g_bottleneck->GetNPackets() + g_deviceQueue->GetNPackets();
     g_qSamples++;
     Simulator::Schedule(interval, &SampleQueue, interval);
 }
@@ -108,6 +111,17 @@ QueueUnderTest(const std::string& kind, bool ecn, uint32_t limit)
                              "UseEcn",
                              BooleanValue(true),
                              "UseL4s",
+                             BooleanValue(true),
+                             "CeThreshold",
+                             TimeValue(MilliSeconds(1)));
+    }
+    else if (kind == "codel_ce")
+    {
+        // Linux's ce_threshold: every ECN-capable packet CE-marked above a 1-ms sojourn.
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                             "MaxSize",
+                             size,
+                             "UseEcn",
                              BooleanValue(true),
                              "CeThreshold",
                              TimeValue(MilliSeconds(1)));
@@ -235,6 +249,7 @@ main(int argc, char* argv[])
     QueueDiscContainer qd = QueueUnderTest(queue, ecn, limit).Install(core.Get(0));
     fifo.Install(core.Get(1));
     g_bottleneck = qd.Get(0);
+    g_deviceQueue = DynamicCast<PointToPointNetDevice>(core.Get(0))->GetQueue();
 
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
