@@ -186,7 +186,7 @@ def _configs(df: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def _mix_name(mix: str) -> str:
-    """'1+1 CUBIC' spelled out: '1 DCTCP + 1 CUBIC'."""
+    """'1+1 CUBIC' spelled out: '1 Prague + 1 CUBIC'."""
     n_l, n_c, _ = MIXES[mix]
     return f"{n_l} {SCALABLE_NAME} + {n_c} {mix.split()[1]}"
 
