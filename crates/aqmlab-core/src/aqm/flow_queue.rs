@@ -296,4 +296,22 @@ pub(crate) mod testutil {
         let pkt = h.depart(q).expect("a packet");
         h.packets.get(pkt).flow
     }
+
+    /// Sends `n` more packets of the backlogged flows `A` and `B`, which have sent `sent` bytes each so
+    /// far, checking after each that DRR keeps their byte counts within one quantum (1514 B) plus one
+    /// packet (1500 B) of each other.
+    pub fn assert_byte_shares_stay_even<Aqm: FifoAqm>(
+        h: &mut Harness,
+        q: &mut FlowQueues<Aqm>,
+        n: usize,
+        sent: (i64, i64),
+    ) {
+        let (mut a, mut b) = sent;
+        for _ in 0..n {
+            let p = h.depart(q).expect("a packet");
+            let size = h.packets.get(p).size as i64;
+            *if h.packets.get(p).flow == A { &mut a } else { &mut b } += size;
+            assert!((a - b).abs() <= 1514 + 1500, "A {a} B {b}");
+        }
+    }
 }

@@ -83,7 +83,7 @@ impl FlowQueuesConfig for Config {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::flow_queue::testutil::{arrive, fq, next_flow, A, B, C};
+    use crate::aqm::flow_queue::testutil::{arrive, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::{mix32, List};
     use crate::aqm::testutil::assert_rejected;
     use crate::aqm::{DropReason, QueueAction, QueueDisc};
@@ -119,18 +119,7 @@ mod tests {
         // (1014, 514, 14, -486); from then on each round is one A packet and three B packets.
         let first: Vec<u32> = (0..15).map(|_| next_flow(&mut h, &mut q)).collect();
         assert_eq!(first, [A, A, B, B, B, B, A, B, B, B, A, B, B, B, A]);
-        let (mut a, mut b) = (5 * 1500_i64, 10 * 500_i64);
-        for _ in 0..2500 {
-            let p = h.depart(&mut q).unwrap();
-            let size = h.packets.get(p).size as i64;
-            if h.packets.get(p).flow == A {
-                a += size;
-            } else {
-                b += size;
-            }
-            // DRR keeps the byte counts within one quantum plus one packet of each other.
-            assert!((a - b).abs() <= 1514 + 1500, "A {a} B {b}");
-        }
+        assert_byte_shares_stay_even(&mut h, &mut q, 2500, (5 * 1500, 10 * 500));
         assert!(h.actions.is_empty(), "no sojourn, no CoDel action");
         assert_eq!(q.len_packets(), 4000 - 2515);
     }

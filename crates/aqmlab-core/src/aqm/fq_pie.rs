@@ -122,7 +122,7 @@ impl FlowQueuesConfig for Config {
 mod tests {
     use super::*;
     use crate::aqm::fifo::FifoAqm;
-    use crate::aqm::flow_queue::testutil::{arrive, fq, next_flow, A, B, C};
+    use crate::aqm::flow_queue::testutil::{arrive, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::FlowQueues;
     use crate::aqm::testutil::assert_rejected;
     use crate::aqm::{DropReason, QueueAction, QueueConfig, QueueDisc};
@@ -204,13 +204,7 @@ mod tests {
         // (1514 - 1800 = -286); each later round A has 28 B, then 42, ... of credit and B 1228, ...
         let first: Vec<u32> = (0..8).map(|_| next_flow(&mut h, &mut q)).collect();
         assert_eq!(first, [A, A, B, B, B, B, B, B]);
-        let (mut a, mut b) = (3000_i64, 1800_i64);
-        for _ in 0..1500 {
-            let p = h.depart(&mut q).unwrap();
-            let size = h.packets.get(p).size as i64;
-            *if h.packets.get(p).flow == A { &mut a } else { &mut b } += size;
-            assert!((a - b).abs() <= 1514 + 1500, "A {a} B {b}");
-        }
+        assert_byte_shares_stay_even(&mut h, &mut q, 1500, (3000, 1800));
         assert!(h.actions.is_empty());
     }
 
