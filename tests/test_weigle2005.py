@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from aqmlab import api
@@ -90,3 +92,24 @@ def test_bad_readings_are_refused():
         scenario(("DT",), None, cross="sideways")
     with pytest.raises(ValueError, match="aqm_routers must be"):
         scenario(("DT",), None, aqm_routers="some")
+
+
+def test_forward_path_loss_counts_the_packets_a_class_sends_towards_its_receivers():
+    import pandas as pd
+
+    from aqmlab.studies.weigle2005 import forward_path_loss
+
+    rows = [  # (link, class, arrivals, drops)
+        ("ll0srca->R0", "ll_fwd", 60, 1),  # sent by the sources: the denominator, and its drops count
+        ("ll0srcb->R0", "ll_fwd", 40, 0),
+        ("R0->R1", "ll_fwd", 99, 0),
+        ("R1->R2", "ll_fwd", 99, 3),  # forward data dropped at the congested hop
+        ("R2->R1", "ll_fwd", 50, 5),  # the class's ACKs on the way back: not the forward path
+        ("R0->ll0srca", "ll_fwd", 30, 2),  # ACKs delivered to a source: not the forward path
+        ("R7->ll0sinka", "ll_fwd", 96, 1),  # forward data on the receiver's downlink
+        ("ll0sinka->R7", "ll_fwd", 48, 4),  # the receiver's ACKs
+        ("R1->R2", "cross", 500, 9),  # another class on the same hop
+    ]
+    lc = pd.DataFrame(rows, columns=["link", "class", "arrivals", "drops"])
+    assert forward_path_loss(lc, "ll_fwd") == pytest.approx(100 * (1 + 3 + 1) / 100)
+    assert math.isnan(forward_path_loss(lc, "http_fwd"))  # the class sent nothing

@@ -72,10 +72,10 @@ def variants(jobs: int) -> list[tuple[str, dict, bool]]:
     ]
 
 
-METRICS = [
+METRICS = [  # the paper's losses are its forward-path traffic's (weigle2005.forward_path_loss)
     ("goodput_kbps", 0, "goodput kb/s"),
-    ("ll_loss_pct", 1, "long-lived loss %"),
-    ("http_loss_pct", 2, "HTTP loss %"),
+    ("ll_path_loss_pct", 1, "long-lived loss %"),
+    ("http_path_loss_pct", 2, "HTTP loss %"),
 ]
 
 
@@ -86,7 +86,7 @@ def score(means: dict, cells) -> tuple[float, float]:
     for combo, queue in cells:
         paper = weigle2005.PAPER[combo][queue]
         gp.append(abs(means[(combo, queue)]["goodput_kbps"] / paper[0] - 1))
-        for metric, i in (("ll_loss_pct", 1), ("http_loss_pct", 2)):
+        for metric, i in (("ll_path_loss_pct", 1), ("http_path_loss_pct", 2)):
             loss.append(abs(math.log10((means[(combo, queue)][metric] + 0.01) / (paper[i] + 0.01))))
     return statistics.fmean(gp), statistics.fmean(loss)
 
@@ -111,7 +111,7 @@ def main() -> None:
         for combo, queue in CELLS:
             for sim in ("aqmlab", "ns-2"):
                 recs = [cache.get(cmp.key(sim, combo, queue, s, a.pairs, settings)) for s in seeds]
-                if all(recs):
+                if all(cmp.current(r) for r in recs):
                     runs = [r["metrics"] for r in recs]
                     means[(sim, combo, queue)] = {
                         m: statistics.fmean(r[m] for r in runs) for m, _, _ in METRICS
@@ -132,8 +132,8 @@ def main() -> None:
         f"Seeds 1..{a.seeds}, {a.pairs} forward pairs after the warm-up per run (the paper: 50,000). Each "
         "variant changes one choice from the study's reading and is recalibrated where the change moves "
         "the offered load. Distance to Table I over DT 1CL, DT 3CL and each AQM on one congested link: "
-        "goodput as mean |relative error|, losses as mean |log10 ratio| (0.3 = a factor of 2); ns-2's "
-        "where the twin ran all five cells.",
+        "goodput as mean |relative error|, forward-path losses as mean |log10 ratio| (0.3 = a factor of "
+        "2); ns-2's where the twin ran all five cells.",
         "",
         "| variant | e2e / cross rate (conn/s) | goodput error aqmlab | ns-2 | loss error aqmlab | ns-2 |",
         "|---|---|---|---|---|---|",

@@ -156,6 +156,7 @@ class_between $ll0src $ll0sink ll_fwd
 class_between $ll9src $ll9sink ll_rev
 class_between $web1s $web1c http_fwd
 class_between $web8s $web8c http_rev
+foreach h [concat $ll0src $web1s] { set fwd_source([$node($h) id]) 1 }
 # clouds: name clients servers rate
 set clouds [list [list http_fwd $web1c $web1s $cfg(e2e_rate)] [list http_rev $web8c $web8s $cfg(e2e_rate)]]
 set k 0
@@ -324,9 +325,12 @@ proc queue_quantile {key q} {
     return -1
 }
 
-# Per-class counters over all monitored links: arrivals at the hosts' own uplinks = packets sent.
+# Per-class counters over all monitored links: arrivals at the hosts' own uplinks = packets sent. The
+# forward classes' packets on their forward path (sent by their sources at R0: long-lived data, HTTP
+# responses) are also counted as class "<class>_path", the paper's "loss ... for end-to-end forward-path
+# traffic".
 proc class_counts {} {
-    global fm monitored class_of node hosts router_of R
+    global fm monitored class_of fwd_source
     array set out {}
     foreach entry $monitored {
         lassign $entry key from to
@@ -334,10 +338,14 @@ proc class_counts {} {
             set cls "other"
             set sd "[$f set src_],[$f set dst_]"
             if {[info exists class_of($sd)]} { set cls $class_of($sd) }
-            foreach v {pdrops_ pmarks_ parrivals_ bdepartures_} {
-                set idx "$key,$cls,$v"
-                if {![info exists out($idx)]} { set out($idx) 0 }
-                set out($idx) [expr {$out($idx) + [$f set $v]}]
+            set counted [list $cls]
+            if {[info exists fwd_source([$f set src_])]} { lappend counted ${cls}_path }
+            foreach c $counted {
+                foreach v {pdrops_ pmarks_ parrivals_ bdepartures_} {
+                    set idx "$key,$c,$v"
+                    if {![info exists out($idx)]} { set out($idx) 0 }
+                    set out($idx) [expr {$out($idx) + [$f set $v]}]
+                }
             }
         }
     }

@@ -28,7 +28,14 @@ from aqmlab.studies.base import (
     paired_effect,
     shows_effect,
 )
-from aqmlab.studies.weigle2005_topology import AQM_QUEUES, CONGESTED, DEFAULT_RATE, TABLE_ROWS, scenario
+from aqmlab.studies.weigle2005_topology import (
+    AQM_QUEUES,
+    CONGESTED,
+    DEFAULT_RATE,
+    ROUTERS,
+    TABLE_ROWS,
+    scenario,
+)
 
 AQMS = list(AQM_QUEUES)
 
@@ -162,17 +169,42 @@ def calibrate_study(quick: bool, execute) -> dict:
     return {**cal, "run_e2e_rate": run["e2e_rate"], "run_cross_rate": run["cross_rate"]}
 
 
+# The forward classes' source and receiver hosts (name prefixes; sources at R0, receivers at R7).
+FORWARD_HOSTS = {"ll_fwd": ("ll0src", "ll0sink"), "http_fwd": ("web1s", "web1c")}
+
+
+def forward_path_loss(link_classes: pd.DataFrame, cls: str) -> float:
+    """Loss rate (%) of the packets class `cls` sends on its forward path — long-lived data, HTTP responses
+    — the paper's "loss ... for end-to-end forward-path traffic" (§III-D): their drops on the sources'
+    uplinks, the router hops towards R7 and the receivers' downlinks, over the packets the sources sent.
+    The class's packets the other way (ACKs, requests) are left out, as the paper's definition does;
+    the class's own `loss_rate` counts both ways. NaN if the class sent nothing."""
+    source, receiver = FORWARD_HOSTS[cls]
+    rows = link_classes[link_classes["class"] == cls]
+    if rows.empty:
+        return float("nan")
+    ends = rows["link"].str.split("->", n=1, expand=True)
+    frm, to = ends[0], ends[1]
+    hop = frm.str.fullmatch(r"R\d") & to.str.fullmatch(r"R\d")
+    towards_r7 = hop & (to.str[1:].where(hop, "0").astype(int) > frm.str[1:].where(hop, "0").astype(int))
+    uplink = frm.str.startswith(source)
+    forward = uplink | towards_r7 | ((frm == ROUTERS[-1]) & to.str.startswith(receiver))
+    sent = rows.loc[uplink, "arrivals"].sum()
+    return 100 * rows.loc[forward, "drops"].sum() / sent if sent else float("nan")
+
+
 def _metrics(o: RunOutcome) -> dict[str, float]:
     flows = o.table("flows")
     classes = o.table("classes").set_index("class")
+    link_classes = o.table("link_classes")
     goodput = flows.loc[flows["group"] == "ll_fwd", "goodput_bps"].sum() / 1e3
-    ll_loss = 100 * classes.loc["ll_fwd", "loss_rate"] if "ll_fwd" in classes.index else float("nan")
-    http_loss = 100 * classes.loc["http_fwd", "loss_rate"]
     resp = o.table("responses").set_index("class")
     return {
         "goodput": goodput,
-        "ll_loss": ll_loss,
-        "http_loss": http_loss,
+        "ll_loss": forward_path_loss(link_classes, "ll_fwd"),
+        "http_loss": forward_path_loss(link_classes, "http_fwd"),
+        "ll_loss_both_ways": 100 * classes["loss_rate"].get("ll_fwd", float("nan")),
+        "http_loss_both_ways": 100 * classes.loc["http_fwd", "loss_rate"],
         "rt_median": resp.loc["http_fwd", "p50_s"],
         "rt_mean": resp.loc["http_fwd", "mean_s"],
     }
@@ -232,7 +264,8 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
                 r[f"{q} aqmlab"] = (
                     "" if paper is None else fmt_ci(*_cell(df, "-".join(combo), q, metric), digits)
                 )
-                r[f"{q} ns-2"] = "" if twin is None else fmt_ci(*mean_ci(twin[metric]), digits=digits)
+                run = (twin or {}).get(metric)
+                r[f"{q} ns-2"] = "" if run is None else fmt_ci(*mean_ci(run), digits=digits)
                 r[f"{q} paper"] = "" if paper is None else f"{paper[k]:.{digits}f}"
             rows.append(r)
         note = ""
@@ -461,8 +494,11 @@ STUDY = Study(
         "rates, run by validation/compare_weigle2005.py; its run length is given under each table.",
         "Findings are effects paired by seed (the configurations share their traffic draws) with their 95 % "
         "intervals; an interval that includes zero, or a single seed, reproduces nothing.",
-        "Long-lived loss is the loss rate of the long-lived class (data and ACKs, every queue); HTTP loss "
-        "that of the forward end-to-end HTTP class.",
+        "Losses are those of the forward-path traffic, as the paper defines them (§III-D): the share of the "
+        "packets the forward long-lived sources (data) and HTTP servers (responses) send that is dropped on "
+        "the way to their receivers (weigle2005.forward_path_loss). Counting both directions of each "
+        "class (ACKs and requests too) doubles drop-tail's long-lived loss and halves ARED's; "
+        "validation/results/compare_weigle2005.md gives both definitions in both simulators.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
     full_runtime="597 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
