@@ -96,7 +96,8 @@ def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
     links, resp = r.links.set_index("link"), r.responses.set_index("class")
     m = {
         "goodput_kbps": ll["goodput_bps"].sum() / 1e3,
-        "ll_timeouts": float(ll["timeouts"].sum()),
+        # ns-2's nrexmit_ leaves out the timeouts that follow an ECN reduction (ssthresh kept)
+        "ll_timeouts": float((ll["timeouts"] - ll["timeouts_after_ecn"]).sum()),
         "ll_retransmits": float(ll["retransmits"].sum()),
         "ll_path_loss_pct": weigle2005.forward_path_loss(r.link_classes, "ll_fwd"),
         "http_path_loss_pct": weigle2005.forward_path_loss(r.link_classes, "http_fwd"),

@@ -132,6 +132,7 @@ impl Simulation<'_> {
                 packets_sent: 0,
                 retransmits: 0,
                 timeouts: 0,
+                timeouts_after_ecn: 0,
                 fast_retransmits: 0,
                 ecn_reductions: 0,
                 srtt_s: f64::NAN,
@@ -154,6 +155,7 @@ impl Simulation<'_> {
                     row.packets_sent = snd_stats.segments_sent - s0.segments_sent;
                     row.retransmits = snd_stats.retransmits - s0.retransmits;
                     row.timeouts = snd_stats.timeouts - s0.timeouts;
+                    row.timeouts_after_ecn = snd_stats.timeouts_after_ecn - s0.timeouts_after_ecn;
                     row.fast_retransmits = snd_stats.fast_retransmits - s0.fast_retransmits;
                     row.ecn_reductions = snd_stats.ecn_reductions - s0.ecn_reductions;
                     row.srtt_s = snd.srtt_secs();

@@ -213,6 +213,8 @@ pub struct FlowRow {
     pub packets_sent: u64,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Timeouts after an ECN reduction that left ssthresh alone (ns-2's `nrexmit_` = timeouts − these).
+    pub timeouts_after_ecn: u64,
     pub fast_retransmits: u64,
     pub ecn_reductions: u64,
     /// Smoothed RTT at the end (TCP), seconds.

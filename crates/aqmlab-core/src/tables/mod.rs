@@ -132,6 +132,7 @@ pub fn flows(rows: &[FlowRow]) -> RecordBatch {
         .int("packets_sent", r().map(|f| f.packets_sent))
         .int("retransmits", r().map(|f| f.retransmits))
         .int("timeouts", r().map(|f| f.timeouts))
+        .int("timeouts_after_ecn", r().map(|f| f.timeouts_after_ecn))
         .int("fast_retransmits", r().map(|f| f.fast_retransmits))
         .int("ecn_reductions", r().map(|f| f.ecn_reductions))
         .float("srtt_s", r().map(|f| f.srtt_s))

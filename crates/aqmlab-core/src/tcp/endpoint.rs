@@ -68,6 +68,9 @@ pub struct TcpStats {
     /// Data or SYN/FIN segments sent again.
     pub retransmits: u64,
     pub timeouts: u64,
+    /// The timeouts among them that followed an ECN reduction and left ssthresh alone; ns-2's
+    /// `nrexmit_` leaves them out (TcpAgent::timeout counts only the timeouts that halve ssthresh).
+    pub timeouts_after_ecn: u64,
     pub fast_retransmits: u64,
     /// Window reductions caused by ECN-Echo.
     pub ecn_reductions: u64,
@@ -155,6 +158,7 @@ pub struct Endpoint {
     // Line 4: counters of rare events, and pacing's state (touched by paced senders only).
     retransmits: u64,
     timeouts: u64,
+    timeouts_after_ecn: u64,
     fast_retransmits: u64,
     ecn_reductions: u64,
     /// Pacing (only when `paced`): the timer that releases the next segment, and when it may leave.
@@ -259,6 +263,7 @@ impl Endpoint {
             bytes_delivered: 0,
             retransmits: 0,
             timeouts: 0,
+            timeouts_after_ecn: 0,
             fast_retransmits: 0,
             ecn_reductions: 0,
             pace_timer: LazyTimer::default(),
@@ -271,6 +276,7 @@ impl Endpoint {
             segments_sent: self.segments_sent,
             retransmits: self.retransmits,
             timeouts: self.timeouts,
+            timeouts_after_ecn: self.timeouts_after_ecn,
             fast_retransmits: self.fast_retransmits,
             ecn_reductions: self.ecn_reductions,
             bytes_delivered: self.bytes_delivered,
@@ -826,6 +832,7 @@ impl Endpoint {
             // (TcpAgent::timeout) then records a timeout, so only the first timer after an ECN reduction
             // is spared; FullTcp (FullTcpAgent::timeout_action) keeps ECN as the last action, sparing
             // every timeout until a fast retransmit or another ECN reduction.
+            self.timeouts_after_ecn += 1;
             self.cc.on_timeout(false, cfg);
             if cfg.recovery == Recovery::OneWay {
                 self.last_action = CwndAction::Timeout;
@@ -1254,6 +1261,8 @@ mod tests {
             let _ = fire_rto(&mut p);
             assert_eq!(p.ends[0].ssthresh(), second, "{recovery:?}: third timeout");
             assert_eq!(p.ends[0].stats().timeouts, 3);
+            let spared = if recovery == Recovery::OneWay { 1 } else { 3 };
+            assert_eq!(p.ends[0].stats().timeouts_after_ecn, spared, "{recovery:?}");
         }
         // Without ECN the first timeout halves as before: floor(20 / 2) = 10 from a full window of 20.
         let (mut p, _) = sender_with_window(TcpConfig::default(), 20.0);
