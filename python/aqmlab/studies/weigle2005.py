@@ -485,7 +485,7 @@ STUDY = Study(
         "sensitivity table compares both definitions in aqmlab and ns-2).",
         "The interior clouds 2..7 are read as two PackMime cross-traffic clouds per congested link, one each "
         "way (the paper's figure is not in the text extraction; with one forward cloud per link the total "
-        "forward load is 91 % and the losses a fifth of the paper's — validation/results/"
+        "forward load is 91 % and drop-tail loses half of the paper's 1.67 % — validation/results/"
         "weigle2005_sensitivity.md compares the readings in aqmlab and ns-2).",
         "HTTP connections behave as ns-2's FullTcp/Newreno (PackMime's agent): Nagle, an ACK per segment, "
         "FullTcp's fast recovery, no Limited Transmit; long-lived flows as the one-way Agent/TCP/Newreno "
