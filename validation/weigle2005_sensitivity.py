@@ -86,7 +86,7 @@ def score(means: dict, cells) -> tuple[float, float]:
     for combo, queue in cells:
         paper = weigle2005.PAPER[combo][queue]
         gp.append(abs(means[(combo, queue)]["goodput_kbps"] / paper[0] - 1))
-        for metric, i in (("ll_path_loss_pct", 1), ("http_path_loss_pct", 2)):
+        for metric, i, _ in METRICS[1:]:
             loss.append(abs(math.log10((means[(combo, queue)][metric] + 0.01) / (paper[i] + 0.01))))
     return statistics.fmean(gp), statistics.fmean(loss)
 
