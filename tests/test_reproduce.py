@@ -159,15 +159,67 @@ def test_weigle_findings_run_the_same_checks_on_the_ns2_twin(monkeypatch):
     twin = _weigle_frame(False)
     twin = twin[twin["row"].isin(["DT", "AQM", "AQM-AQM-AQM"])]  # ARED best there, as in aqmlab's frame
     cells = {
-        f"{row} {queue}": {m: list(g.sort_values("seed")[m]) for m in ("goodput", "ll_loss", "http_loss")}
+        f"{row} {queue}": {"seeds": [1, 2, 3]}
+        | {m: list(g.sort_values("seed")[m]) for m in ("goodput", "ll_loss", "http_loss")}
         for (row, queue), g in twin.groupby(["row", "queue"])
     }
-    monkeypatch.setattr(weigle2005, "ns2_results", lambda: {"seeds": [1, 2, 3], "cells": cells})
+    monkeypatch.setattr(weigle2005, "ns2_results", lambda: {"cells": cells})
     results = weigle2005.findings([])
     assert [f.reference_reproduced for f in results] == [False, False, False, None, None]
     assert results[1].verdict == "NOT reproduced, nor by the reference simulator"
     assert "in 0 of 2 AQM rows" in results[1].reference, results[1].reference
     assert results[3].verdict == "NOT reproduced" and results[3].reference == ""
+
+
+def test_weigle_table_i_agreement_counts_cells_and_orderings(monkeypatch):
+    """On the paper's own numbers (the seeds' values average to them) every cell is within 15 % and inside
+    its interval, and every ordered pair holds. With PI's and REM's losses swapped, the pairs the paper
+    orders between them come out reversed: by hand from Table I (ratio >= 1.5), one long-lived loss pair
+    (AQM-AQM-AQM, 0.08 against 0.04) and four HTTP loss pairs (AQM, AQM-AQM, AQM-DT-AQM, AQM-AQM-AQM). ARED's
+    goodput at 2000 kb/s puts its 11 cells outside 15 %."""
+    monkeypatch.setattr(weigle2005, "ns2_results", lambda: {"cells": {}})
+
+    def checks(df):
+        table = weigle2005._agreement_table(df).frame
+        return dict(zip(table["check"], table["aqmlab"], strict=True))
+
+    paper = checks(_weigle_frame(True))
+    for metric in ("long-lived goodput", "long-lived loss", "HTTP loss"):
+        assert paper[f"{metric}: cells within 15% of the paper"] == "36 of 36"
+        assert paper[f"{metric}: cells whose 95% interval holds the paper's value"] == "36 of 36"
+    ordered = [v for k, v in paper.items() if "pairs the paper orders" in k]
+    assert len(ordered) == 2 and all(re.fullmatch(r"(\d+) / \1 of \1, 0 reversed", v) for v in ordered)
+    assert (
+        "(not shown)" not in paper["long-lived goodput: drop-tail's falls with each congested link (paired)"]
+    )
+
+    df = _weigle_frame(True)
+    pi, rem = df["queue"] == "PI", df["queue"] == "REM"
+    for metric in ("ll_loss", "http_loss"):
+        df.loc[pi, metric], df.loc[rem, metric] = df.loc[rem, metric].values, df.loc[pi, metric].values
+    df.loc[df["queue"] == "ARED", "goodput"] = 2000.0
+    swapped = checks(df)
+    assert swapped[
+        "long-lived loss: pairs the paper orders, same order (interval / means) and reversed"
+    ].endswith(", 1 reversed")
+    assert swapped["HTTP loss: pairs the paper orders, same order (interval / means) and reversed"].endswith(
+        ", 4 reversed"
+    )
+    assert swapped["long-lived goodput: cells within 15% of the paper"] == "25 of 36"
+
+
+def test_weigle_ared_finding_gives_the_congestion_signals_and_the_mathis_ratio(monkeypatch):
+    """By hand: ARED's mean goodput over the 11 AQM rows of Table I is 10282 / 11 kb/s, PI's 11569 / 11, a
+    ratio of 0.89; with 4 % of long-lived packets marked by ARED and 16 % by PI (no loss), the Mathis law
+    predicts √(16 / 4) = 2.00."""
+    df = _weigle_frame(True)
+    df["ll_loss"] = 0.0
+    df["ll_marked"] = df["queue"].map({"DT": 0.0, "ARED": 4.0, "PI": 16.0, "REM": 9.0})
+    monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: df)
+    monkeypatch.setattr(weigle2005, "ns2_results", lambda: {"cells": {}})
+    evidence = weigle2005.findings([])[1].evidence
+    assert "marked or dropped, mean over 11 rows: ARED 4.0 %, PI 16.0 %, REM 9.0 %" in evidence, evidence
+    assert "ARED/PI goodput 0.89, by the Mathis law √(p_PI/p_ARED) = 2.00" in evidence, evidence
 
 
 def test_weigle_study_rates_count_the_offered_load_as_response_payload():

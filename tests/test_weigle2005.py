@@ -94,22 +94,23 @@ def test_bad_readings_are_refused():
         scenario(("DT",), None, aqm_routers="some")
 
 
-def test_forward_path_loss_counts_the_packets_a_class_sends_towards_its_receivers():
+def test_forward_path_share_counts_the_packets_a_class_sends_towards_its_receivers():
     import pandas as pd
 
-    from aqmlab.studies.weigle2005 import forward_path_loss
+    from aqmlab.studies.weigle2005 import forward_path_share
 
-    rows = [  # (link, class, arrivals, drops)
-        ("ll0srca->R0", "ll_fwd", 60, 1),  # sent by the sources: the denominator, and its drops count
-        ("ll0srcb->R0", "ll_fwd", 40, 0),
-        ("R0->R1", "ll_fwd", 99, 0),
-        ("R1->R2", "ll_fwd", 99, 3),  # forward data dropped at the congested hop
-        ("R2->R1", "ll_fwd", 50, 5),  # the class's ACKs on the way back: not the forward path
-        ("R0->ll0srca", "ll_fwd", 30, 2),  # ACKs delivered to a source: not the forward path
-        ("R7->ll0sinka", "ll_fwd", 96, 1),  # forward data on the receiver's downlink
-        ("ll0sinka->R7", "ll_fwd", 48, 4),  # the receiver's ACKs
-        ("R1->R2", "cross", 500, 9),  # another class on the same hop
+    rows = [  # (link, class, arrivals, drops, marks)
+        ("ll0srca->R0", "ll_fwd", 60, 1, 0),  # sent by the sources: the denominator, and its drops count
+        ("ll0srcb->R0", "ll_fwd", 40, 0, 0),
+        ("R0->R1", "ll_fwd", 99, 0, 0),
+        ("R1->R2", "ll_fwd", 99, 3, 7),  # forward data dropped and marked at the congested hop
+        ("R2->R1", "ll_fwd", 50, 5, 2),  # the class's packets on the way back: not the forward path
+        ("R0->ll0srca", "ll_fwd", 30, 2, 0),  # ACKs delivered to a source: not the forward path
+        ("R7->ll0sinka", "ll_fwd", 96, 1, 0),  # forward data on the receiver's downlink
+        ("ll0sinka->R7", "ll_fwd", 48, 4, 0),  # the receiver's ACKs
+        ("R1->R2", "cross", 500, 9, 11),  # another class on the same hop
     ]
-    lc = pd.DataFrame(rows, columns=["link", "class", "arrivals", "drops"])
-    assert forward_path_loss(lc, "ll_fwd") == pytest.approx(100 * (1 + 3 + 1) / 100)
-    assert math.isnan(forward_path_loss(lc, "http_fwd"))  # the class sent nothing
+    lc = pd.DataFrame(rows, columns=["link", "class", "arrivals", "drops", "marks"])
+    assert forward_path_share(lc, "ll_fwd") == pytest.approx(100 * (1 + 3 + 1) / 100)
+    assert forward_path_share(lc, "ll_fwd", "marks") == pytest.approx(100 * 7 / 100)
+    assert math.isnan(forward_path_share(lc, "http_fwd"))  # the class sent nothing

@@ -5,7 +5,7 @@ scenario reading; every metric is shown as mean ± 95 % CI over seeds, with the 
 is "ok" when aqmlab's mean lies inside ns-2's seed range or within 10 % of ns-2's mean.
 
     python validation/compare_weigle2005.py [--seeds 3] [--pairs 20000] [--jobs 2] [--cells default]
-        [--set cross=fwd ...] [--tag NAME]
+        [--set cross=fwd ...] [--tag NAME] [--ns2-only] [--require METRIC]
 
 ns-2's runs are cached in validation/results/compare_weigle2005.jsonl (one line per cell, seed and
 settings), so an interrupted comparison resumes where it stopped; aqmlab's take seconds and are always run
@@ -17,6 +17,7 @@ package (make build) and ns (validation/ns2/install-ns2.sh).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import statistics
@@ -52,6 +53,8 @@ CELLS = {
     # drop-tail on two and three congested links: the long-lived flows' goodput and timeouts
     "dt23": [(("DT", "DT"), "DT"), (("DT", "DT", "DT"), "DT")],
     "1cl": [(("DT",), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]],
+    # every Table I cell: the study's report shows ns-2 beside aqmlab on each
+    "all": [c for c in weigle2005.configurations() if c[0]],
 }
 # Scenario settings shared by both simulators; aqmlab's name -> the twin's key=value name.
 SETTINGS = {
@@ -99,8 +102,10 @@ def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
         # ns-2's nrexmit_ leaves out the timeouts that follow an ECN reduction (ssthresh kept)
         "ll_timeouts": float((ll["timeouts"] - ll["timeouts_after_ecn"]).sum()),
         "ll_retransmits": float(ll["retransmits"].sum()),
-        "ll_path_loss_pct": weigle2005.forward_path_loss(r.link_classes, "ll_fwd"),
-        "http_path_loss_pct": weigle2005.forward_path_loss(r.link_classes, "http_fwd"),
+        "ll_path_loss_pct": weigle2005.forward_path_share(r.link_classes, "ll_fwd"),
+        "http_path_loss_pct": weigle2005.forward_path_share(r.link_classes, "http_fwd"),
+        "ll_path_marked_pct": weigle2005.forward_path_share(r.link_classes, "ll_fwd", "marks"),
+        "http_path_marked_pct": weigle2005.forward_path_share(r.link_classes, "http_fwd", "marks"),
         "ll_loss_pct": 100 * classes.loc["ll_fwd", "loss_rate"],
         "http_loss_pct": 100 * classes.loc["http_fwd", "loss_rate"],
         "rt_mean_ms": 1e3 * resp.loc["http_fwd", "mean_s"],
@@ -131,6 +136,11 @@ def run_ns2(combo, queue, seed, pairs, settings) -> dict:
         **{k: float(j[k]) for k in ("ll_timeouts", "ll_retransmits") if k in j},
         "ll_path_loss_pct": 100 * j["classes"]["ll_fwd_path"]["loss_rate"],
         "http_path_loss_pct": 100 * j["classes"]["http_fwd_path"]["loss_rate"],
+        **{  # packets delivered CE-marked (runs before the twin counted them lack it)
+            f"{cls}_path_marked_pct": 100 * c["ce_delivered"] / c["sent"]
+            for cls in ("ll", "http")
+            if "ce_delivered" in (c := j["classes"][f"{cls}_fwd_path"]) and c["sent"]
+        },
         "ll_loss_pct": 100 * j["classes"]["ll_fwd"]["loss_rate"],
         "http_loss_pct": 100 * j["classes"]["http_fwd"]["loss_rate"],
         "rt_mean_ms": 1e3 * j["rt_mean_s"],
@@ -158,6 +168,7 @@ def key(sim, combo, queue, seed, pairs, settings) -> str:
 def load_cache() -> dict[str, dict]:
     if not CACHE.exists():
         return {}
+    # a run done again (--require) is appended: its last line wins
     return {json.loads(line)["key"]: json.loads(line) for line in CACHE.read_text().splitlines() if line}
 
 
@@ -165,20 +176,21 @@ def load_cache() -> dict[str, dict]:
 REQUIRED = ("ll_path_loss_pct", "http_path_loss_pct")
 
 
-def current(record: dict | None) -> bool:
-    return record is not None and all(m in record["metrics"] for m in REQUIRED)
+def current(record: dict | None, required: tuple[str, ...] = ()) -> bool:
+    return record is not None and all(m in record["metrics"] for m in (*REQUIRED, *required))
 
 
-def run_all(cells, seeds, pairs, settings, jobs, sims=tuple(RUNNERS)) -> dict[str, dict]:
-    """Runs what is missing; ns-2's runs are kept in the cache file, aqmlab's (20-40x faster, and changing
-    with the engine) are always run afresh."""
+def run_all(cells, seeds, pairs, settings, jobs, sims=tuple(RUNNERS), require=()) -> dict[str, dict]:
+    """Runs what is missing; ns-2's runs are kept in the cache file (a cached run lacking a metric of
+    `require` is run again: the twin gained a counter), aqmlab's (20-40x faster, and changing with the
+    engine) are always run afresh."""
     cache = load_cache()
     todo = [
         (sim, combo, queue, seed)
         for combo, queue in cells
         for seed in seeds
         for sim in sims
-        if sim == "aqmlab" or not current(cache.get(key(sim, combo, queue, seed, pairs, settings)))
+        if sim == "aqmlab" or not current(cache.get(key(sim, combo, queue, seed, pairs, settings)), require)
     ]
     # ns-2 runs take 20-40x longer: start them first so the pool stays busy.
     todo.sort(key=lambda t: t[0] != "ns-2")
@@ -201,7 +213,7 @@ def run_all(cells, seeds, pairs, settings, jobs, sims=tuple(RUNNERS)) -> dict[st
 
 
 def paper_value(combo, queue, metric) -> str:
-    # The paper's losses are its forward-path traffic's (weigle2005.forward_path_loss).
+    # The paper's losses are its forward-path traffic's (weigle2005.forward_path_share).
     index = {"goodput_kbps": 0, "ll_path_loss_pct": 1, "http_path_loss_pct": 2}.get(metric)
     paper = weigle2005.PAPER.get(combo, {}).get(queue)
     return "" if index is None or paper is None else f"{paper[index]:g}"
@@ -265,13 +277,16 @@ def report(cells, seeds, pairs, settings, cache, tag) -> str:
             "| metric | aqmlab | ns-2 | aqmlab − ns-2 | paper | verdict |",
             "|---|---|---|---|---|---|",
         ]
-        drop_tail = {name for name, q in zip(link_names(combo), combo, strict=True) if q == "DT"}
+        # The twin counts a link's marks as its CE departures less the upstream link's: packets marked
+        # upstream and dropped here come out negative on a drop-tail link (which never marks), and a CE
+        # packet an AQM marks again is not counted, where aqmlab (as ns-3) counts every mark. Marks are
+        # compared only where no congested link upstream runs an AQM.
+        names = link_names(combo)
+        no_marks = {name for i, name in enumerate(names) if combo[i] == "DT" or "AQM" in combo[:i]}
         for metric in runs["ns-2"][0]:
             if metric in ("end_s", "wall_s") or not all(metric in r for r in runs["ns-2"]):
                 continue  # runs cached before a metric was kept lack it
-            if metric.endswith(" marks") and metric.split(" ")[0] in drop_tail:
-                # Drop-tail never marks; the twin counts a link's marks as its CE departures less the
-                # upstream link's, so packets marked upstream and dropped here come out negative.
+            if metric.endswith(" marks") and metric.split(" ")[0] in no_marks:
                 continue
             aq = [r[metric] for r in runs["aqmlab"]]
             ns = [r[metric] for r in runs["ns-2"]]
@@ -350,6 +365,13 @@ def main() -> None:
     )
     ap.add_argument("--tag", default="the study's reading", help="title of the report section")
     ap.add_argument("--ns2-only", action="store_true", help="only fill the ns-2 cache; write no report")
+    ap.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        metavar="METRIC",
+        help="run ns-2 again where a cached run lacks METRIC (after the twin gained a counter)",
+    )
     ap.add_argument("--out", type=Path, default=RESULTS / "compare_weigle2005.md")
     a = ap.parse_args()
     RESULTS.mkdir(exist_ok=True)
@@ -364,32 +386,41 @@ def main() -> None:
     cells = CELLS[a.cells]
     RESULTS.mkdir(exist_ok=True)
     if a.ns2_only:
-        run_all(cells, seeds, a.pairs, settings, a.jobs, sims=("ns-2",))
+        run_all(cells, seeds, a.pairs, settings, a.jobs, sims=("ns-2",), require=tuple(a.require))
         return
-    cache = run_all(cells, seeds, a.pairs, settings, a.jobs)
+    cache = run_all(cells, seeds, a.pairs, settings, a.jobs, require=tuple(a.require))
     a.out.write_text(report(cells, seeds, a.pairs, settings, cache, a.tag) + "\n")
     print(a.out)
-    if a.cells == "default" and settings == study:
-        write_study_data(cells, seeds, a.pairs, settings, cache)
+    if settings == study:
+        write_study_data(a.pairs, settings, cache)
 
 
-def write_study_data(cells, seeds, pairs, settings, cache) -> None:
-    """The ns-2 column of the study's own report (weigle2005.NS2_RESULTS): each seed's value per cell."""
+def write_study_data(pairs, settings, cache) -> None:
+    """The ns-2 column of the study's own report (weigle2005.NS2_RESULTS): each cached seed's value per
+    Table I cell, for every cell the twin ran with the study's settings (seeds 1, 2, ... while cached)."""
     names = {
         "goodput": "goodput_kbps",
         "ll_loss": "ll_path_loss_pct",
         "http_loss": "http_path_loss_pct",
         "ll_loss_both_ways": "ll_loss_pct",
         "http_loss_both_ways": "http_loss_pct",
+        "ll_marked": "ll_path_marked_pct",
     }
-    data = {"settings": settings, "pairs": pairs, "seeds": seeds, "cells": {}}
-    for combo, queue in cells:
-        runs = [cache[key("ns-2", combo, queue, s, pairs, settings)]["metrics"] for s in seeds]
+    data = {"settings": settings, "pairs": pairs, "cells": {}}
+    for combo, queue in CELLS["all"]:
+        runs = []
+        for seed in itertools.count(1):  # seeds 1, 2, ... as far as they are cached
+            record = cache.get(key("ns-2", combo, queue, seed, pairs, settings))
+            if not current(record):
+                break
+            runs.append(record["metrics"])
+        if not runs:
+            continue
         # a metric the cached runs do not all hold is left out (blank in the study's report)
         cell = {k: [r[v] for r in runs] for k, v in names.items() if all(v in r for r in runs)}
         if all("rt_mean_ms" in r for r in runs):  # runs cached before it was kept lack it
             cell["rt_mean"] = [r["rt_mean_ms"] / 1e3 for r in runs]  # seconds, as the study's own runs
-        data["cells"][f"{'-'.join(combo)} {queue}"] = cell
+        data["cells"][f"{'-'.join(combo)} {queue}"] = {"seeds": list(range(1, len(runs) + 1)), **cell}
     weigle2005.NS2_RESULTS.write_text(json.dumps(data, indent=1) + "\n")
     print(weigle2005.NS2_RESULTS)
 

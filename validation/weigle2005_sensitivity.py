@@ -72,7 +72,7 @@ def variants(jobs: int) -> list[tuple[str, dict, bool]]:
     ]
 
 
-METRICS = [  # the paper's losses are its forward-path traffic's (weigle2005.forward_path_loss)
+METRICS = [  # the paper's losses are its forward-path traffic's (weigle2005.forward_path_share)
     ("goodput_kbps", 0, "goodput kb/s"),
     ("ll_path_loss_pct", 1, "long-lived loss %"),
     ("http_path_loss_pct", 2, "HTTP loss %"),

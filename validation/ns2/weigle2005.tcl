@@ -415,7 +415,12 @@ proc finish {} {
     array set drops {}
     array set marks {}
     array set uplink {}
-    foreach h $hosts { set uplink([$node($h) id]->[$R($router_of($h)) id]) 1 }
+    array set downlink {}
+    array set ce_delivered {}
+    foreach h $hosts {
+        set uplink([$node($h) id]->[$R($router_of($h)) id]) 1
+        set downlink([$R($router_of($h)) id]->[$node($h) id]) 1
+    }
     foreach idx [array names c1] {
         lassign [split $idx ,] key cls v
         set d [expr {$c1($idx) - ([info exists c0($idx)] ? $c0($idx) : 0)}]
@@ -423,6 +428,10 @@ proc finish {} {
         if {$v eq "pdrops_"} { set drops($cls) [expr {$drops($cls) + $d}] }
         if {$v eq "pmarks_"} { set marks($cls) [expr {$marks($cls) + $d}] }
         if {$v eq "parrivals_" && [info exists uplink($key)]} { set sent($cls) [expr {$sent($cls) + $d}] }
+        # CE departures on the hosts' downlinks: the packets delivered marked, each counted once
+        if {$v eq "pmarks_" && [info exists downlink($key)]} {
+            set ce_delivered($cls) [expr {([info exists ce_delivered($cls)] ? $ce_delivered($cls) : 0) + $d}]
+        }
     }
     # the forward long-lived class's drops per router link (both directions: data and ACKs)
     array set rname {}
@@ -439,7 +448,7 @@ proc finish {} {
     set classes {}
     foreach cls [lsort [array names sent]] {
         set loss [expr {$sent($cls) > 0 ? double($drops($cls)) / $sent($cls) : 0}]
-        lappend classes "\"$cls\": {\"sent\": $sent($cls), \"drops\": $drops($cls), \"marks\": $marks($cls), \"loss_rate\": [jnum $loss]}"
+        lappend classes "\"$cls\": {\"sent\": $sent($cls), \"drops\": $drops($cls), \"marks\": $marks($cls), \"ce_delivered\": [expr {[info exists ce_delivered($cls)] ? $ce_delivered($cls) : 0}], \"loss_rate\": [jnum $loss]}"
     }
     # per congested link: drops, marks, arrivals, load by class (Mb/s), mean queue
     set links {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from importlib.resources import files
 from pathlib import Path
 
@@ -173,24 +174,30 @@ def calibrate_study(quick: bool, execute) -> dict:
 FORWARD_HOSTS = {"ll_fwd": ("ll0src", "ll0sink"), "http_fwd": ("web1s", "web1c")}
 
 
-def forward_path_loss(link_classes: pd.DataFrame, cls: str) -> float:
-    """Loss rate (%) of the packets class `cls` sends on its forward path — long-lived data, HTTP responses
-    — the paper's "loss ... for end-to-end forward-path traffic" (§III-D): their drops on the sources'
-    uplinks, the router hops towards R7 and the receivers' downlinks, over the packets the sources sent.
-    The class's packets the other way (ACKs, requests) are left out, as the paper's definition does;
-    the class's own `loss_rate` counts both ways. NaN if the class sent nothing."""
+def _router_index(node: str) -> int | None:
+    return ROUTERS.index(node) if node in ROUTERS else None
+
+
+def forward_path_share(link_classes: pd.DataFrame, cls: str, counter: str = "drops") -> float:
+    """Share (%) of the packets class `cls` sends on its forward path — long-lived data, HTTP responses —
+    that the forward path's queues dropped (`counter` "drops": the paper's "loss ... for end-to-end
+    forward-path traffic", §III-D) or marked CE ("marks"): the counter summed over the sources' uplinks,
+    the router hops towards R7 and the receivers' downlinks, over the packets the sources sent. The
+    class's packets the other way (ACKs, requests) are left out, as the paper's definition does; the
+    class's own `loss_rate` counts both ways. NaN if the class sent nothing."""
     source, receiver = FORWARD_HOSTS[cls]
     rows = link_classes[link_classes["class"] == cls]
-    if rows.empty:
-        return float("nan")
-    ends = rows["link"].str.split("->", n=1, expand=True)
-    frm, to = ends[0], ends[1]
-    hop = frm.str.fullmatch(r"R\d") & to.str.fullmatch(r"R\d")
-    towards_r7 = hop & (to.str[1:].where(hop, "0").astype(int) > frm.str[1:].where(hop, "0").astype(int))
-    uplink = frm.str.startswith(source)
-    forward = uplink | towards_r7 | ((frm == ROUTERS[-1]) & to.str.startswith(receiver))
+
+    def forward(link: str) -> bool:
+        frm, to = link.split("->", 1)
+        i, j = _router_index(frm), _router_index(to)
+        towards_r7 = i is not None and j is not None and j > i
+        return frm.startswith(source) or towards_r7 or (frm == ROUTERS[-1] and to.startswith(receiver))
+
+    uplink = rows["link"].str.startswith(source)
     sent = rows.loc[uplink, "arrivals"].sum()
-    return 100 * rows.loc[forward, "drops"].sum() / sent if sent else float("nan")
+    on_path = rows["link"].map(forward).astype(bool)
+    return 100 * rows.loc[on_path, counter].sum() / sent if sent else float("nan")
 
 
 def _metrics(o: RunOutcome) -> dict[str, float]:
@@ -201,8 +208,9 @@ def _metrics(o: RunOutcome) -> dict[str, float]:
     resp = o.table("responses").set_index("class")
     return {
         "goodput": goodput,
-        "ll_loss": forward_path_loss(link_classes, "ll_fwd"),
-        "http_loss": forward_path_loss(link_classes, "http_fwd"),
+        "ll_loss": forward_path_share(link_classes, "ll_fwd"),
+        "http_loss": forward_path_share(link_classes, "http_fwd"),
+        "ll_marked": forward_path_share(link_classes, "ll_fwd", "marks"),
         "ll_loss_both_ways": 100 * classes["loss_rate"].get("ll_fwd", float("nan")),
         "http_loss_both_ways": 100 * classes.loc["http_fwd", "loss_rate"],
         "rt_median": resp.loc["http_fwd", "p50_s"],
@@ -237,8 +245,9 @@ def ns2_frame() -> pd.DataFrame:
     rows = []
     for cell, metrics in ns2["cells"].items():
         row, queue = cell.rsplit(" ", 1)
-        for i, seed in enumerate(ns2["seeds"]):
-            rows.append({"row": row, "queue": queue, "seed": seed, **{k: v[i] for k, v in metrics.items()}})
+        values = {k: v for k, v in metrics.items() if k != "seeds"}
+        for i, seed in enumerate(metrics["seeds"]):
+            rows.append({"row": row, "queue": queue, "seed": seed, **{k: v[i] for k, v in values.items()}})
     return pd.DataFrame(rows)
 
 
@@ -270,11 +279,15 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
             rows.append(r)
         note = ""
         if ns2["cells"]:
+            counts = sorted({len(c["seeds"]) for c in ns2["cells"].values()})
+            seeds = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
             note = (
-                f"ns-2: the ns-2.35 twin, {len(ns2['seeds'])} seeds of {ns2['pairs']} forward pairs each "
-                f"(aqmlab here: as this report's runs), settings {ns2['settings']}; blank where not run."
+                f"ns-2: the ns-2.35 twin, {seeds} seeds "
+                f"per cell of {ns2['pairs']} forward pairs each (aqmlab here: as this report's runs), "
+                f"settings {ns2['settings']}; blank where not run."
             )
         out.append(Table(title, pd.DataFrame(rows), note=note))
+    out.append(_agreement_table(df))
     rt_rows = []
     for combo in TABLE_ROWS:
         r = {"row": "-".join(combo)}
@@ -293,6 +306,112 @@ def tables(outcomes: list[RunOutcome]) -> list[Table]:
         )
     )
     return out
+
+
+# Table I's columns (index into PAPER's tuples) and how close a cell must come to the paper.
+TABLE_I = {"goodput": 0, "ll_loss": 1, "http_loss": 2}
+WITHIN = 0.15
+# Two cells of a Table I row (or the drop-tail rows) count as ordered by the paper when their losses
+# differ by at least this factor.
+ORDER_RATIO = 1.5
+
+
+def _paper_cells() -> list[tuple[tuple[str, ...], str]]:
+    return [(c, q) for c in TABLE_ROWS for q in PAPER[c]]
+
+
+def _closeness(df: pd.DataFrame, metric: str) -> tuple[int, int, int]:
+    """Cells within WITHIN of the paper, cells whose 95% interval holds the paper's value, cells run."""
+    near = inside = n = 0
+    for c, q in _paper_cells():
+        if not _has(df, c, q, metric):
+            continue
+        m, h = mean_ci(_by_seed(df, c, q, metric).values())
+        paper = PAPER[c][q][TABLE_I[metric]]
+        n += 1
+        near += abs(m - paper) <= WITHIN * paper
+        inside += h == h and abs(m - paper) <= h
+    return near, inside, n
+
+
+def _orderings(df: pd.DataFrame, metric: str) -> tuple[int, int, int, int]:
+    """The pairs of cells the paper orders by `metric` (ratio ≥ ORDER_RATIO): the ARED/PI/REM cells of each
+    AQM row and the drop-tail rows over 1-3 links. Returns how many the runs order the same way with
+    the paired 95% interval excluding zero, with the means only, the other way with the interval, and
+    the pairs compared."""
+    k = TABLE_I[metric]
+    pairs = [((c, a), (c, b)) for c in AQM_ROWS for i, a in enumerate(AQMS) for b in AQMS[i + 1 :]]
+    dt_rows = [c for c in TABLE_ROWS if "AQM" not in c]
+    pairs += [((a, "DT"), (b, "DT")) for i, a in enumerate(dt_rows) for b in dt_rows[i + 1 :]]
+    held = same = reversed_ = n = 0
+    for x, y in pairs:
+        px, py = PAPER[x[0]][x[1]][k], PAPER[y[0]][y[1]][k]
+        if min(px, py) <= 0 or max(px, py) / min(px, py) < ORDER_RATIO:
+            continue
+        if not (_has(df, *x, metric) and _has(df, *y, metric)):
+            continue
+        lo, hi = (x, y) if px < py else (y, x)
+        m, h, _ = _effect(df, lo, hi, metric)  # the paper's larger minus its smaller
+        n += 1
+        held += shows_effect(m, h)
+        same += m > 0
+        reversed_ += shows_effect(-m, h)
+    return held, same, reversed_, n
+
+
+def _dt_goodput_steps(df: pd.DataFrame) -> str:
+    """Drop-tail's goodput change from one congested link to two and from two to three, paired by seed."""
+    dt = [c for c in TABLE_ROWS if "AQM" not in c]
+    steps = []
+    for a, b in zip(dt, dt[1:], strict=False):
+        if _has(df, a, "DT") and _has(df, b, "DT"):
+            m, h, _ = _effect(df, (a, "DT"), (b, "DT"), "goodput")
+            shown = "" if shows_effect(-m, h) else " (not shown)"
+            steps.append(f"{len(a)}→{len(b)}: {fmt_effect(m, h, 'kb/s')}{shown}")
+    return "; ".join(steps)
+
+
+def _agreement_table(df: pd.DataFrame) -> Table:
+    """Table I cell by cell against the paper, for aqmlab's runs and the ns-2 twin's."""
+    twin = ns2_frame()
+    sims = {"aqmlab": df}
+    if not twin.empty:  # aqmlab again on the cells the twin ran, for a like-for-like count
+        ran = set(zip(twin["row"], twin["queue"], strict=True))
+        sims["aqmlab, the twin's cells"] = df[[rq in ran for rq in zip(df["row"], df["queue"], strict=True)]]
+        sims["ns-2"] = twin
+    names = {"goodput": "long-lived goodput", "ll_loss": "long-lived loss", "http_loss": "HTTP loss"}
+    rows = []
+    for metric, name in names.items():
+        close = {sim: _closeness(d, metric) for sim, d in sims.items()}
+        rows.append(
+            {"check": f"{name}: cells within {WITHIN:.0%} of the paper"}
+            | {sim: f"{c[0]} of {c[2]}" for sim, c in close.items()}
+        )
+        rows.append(
+            {"check": f"{name}: cells whose 95% interval holds the paper's value"}
+            | {sim: f"{c[1]} of {c[2]}" for sim, c in close.items()}
+        )
+        if metric == "goodput":
+            rows.append(
+                {"check": "long-lived goodput: drop-tail's falls with each congested link (paired)"}
+                | {sim: _dt_goodput_steps(d) for sim, d in sims.items()}
+            )
+            continue
+        order = {sim: _orderings(d, metric) for sim, d in sims.items()}
+        rows.append(
+            {"check": f"{name}: pairs the paper orders, same order (interval / means) and reversed"}
+            | {sim: f"{o[0]} / {o[1]} of {o[3]}, {o[2]} reversed" for sim, o in order.items()}
+        )
+    return Table(
+        "Table I beside the paper, cell by cell",
+        pd.DataFrame(rows),
+        note=(
+            "Pairs the paper orders: two cells of one Table I row (ARED, PI, REM) or two drop-tail rows "
+            f"whose paper values differ by a factor of {ORDER_RATIO:g} or more; same order with the "
+            "interval: the paired difference over seeds has its 95% interval on the paper's side of zero. "
+            "ns-2: the cells the twin ran; beside it aqmlab on the same cells."
+        ),
+    )
 
 
 def _by_seed(df: pd.DataFrame, combo: tuple[str, ...], queue: str, metric: str) -> dict[int, float]:
@@ -346,7 +465,28 @@ def _ared_lowest(df: pd.DataFrame) -> tuple[bool, str] | None:
     return (
         shown >= need,
         f"lower of PI/REM − ARED > 0 in {positive} of {len(rows)} AQM rows, with its 95% interval above zero "
-        f"in {shown} (reproduced: at least {need})",
+        f"in {shown} (reproduced: at least {need})" + _congestion_signals(df, rows),
+    )
+
+
+def _congestion_signals(df: pd.DataFrame, rows: list[tuple[str, ...]]) -> str:
+    """Why the AQMs' goodputs order as they do: the share of forward long-lived packets each AQM marks or
+    drops (its congestion signals), averaged over the rows that have it, and the ARED/PI goodput ratio
+    the Mathis law (goodput ∝ 1/√p) predicts from them beside the measured one."""
+    rows = [c for c in rows if all(_has(df, c, q, "ll_marked") for q in AQMS)]
+    if not rows:
+        return ""
+
+    def mean_over_rows(q: str, metric: str) -> float:
+        return statistics.fmean(mean_ci(_by_seed(df, c, q, metric).values())[0] for c in rows)
+
+    signals = {q: mean_over_rows(q, "ll_marked") + mean_over_rows(q, "ll_loss") for q in AQMS}
+    goodput = {q: mean_over_rows(q, "goodput") for q in AQMS}
+    return (
+        f"; long-lived packets marked or dropped, mean over {len(rows)} rows: "
+        + ", ".join(f"{q} {signals[q]:.1f} %" for q in AQMS)
+        + f"; ARED/PI goodput {goodput['ARED'] / goodput['PI']:.2f}, by the Mathis law "
+        f"√(p_PI/p_ARED) = {math.sqrt(signals['PI'] / signals['ARED']):.2f}"
     )
 
 
@@ -496,7 +636,7 @@ STUDY = Study(
         "intervals; an interval that includes zero, or a single seed, reproduces nothing.",
         "Losses are those of the forward-path traffic, as the paper defines them (§III-D): the share of the "
         "packets the forward long-lived sources (data) and HTTP servers (responses) send that is dropped on "
-        "the way to their receivers (weigle2005.forward_path_loss). Counting both directions of each "
+        "the way to their receivers (weigle2005.forward_path_share). Counting both directions of each "
         "class (ACKs and requests too) doubles drop-tail's long-lived loss and halves ARED's; "
         "validation/results/compare_weigle2005.md gives both definitions in both simulators.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
