@@ -341,8 +341,7 @@ def _orderings(df: pd.DataFrame, metric: str) -> tuple[int, int, int, int]:
     the pairs compared."""
     k = TABLE_I[metric]
     pairs = [((c, a), (c, b)) for c in AQM_ROWS for i, a in enumerate(AQMS) for b in AQMS[i + 1 :]]
-    dt_rows = [c for c in TABLE_ROWS if "AQM" not in c]
-    pairs += [((a, "DT"), (b, "DT")) for i, a in enumerate(dt_rows) for b in dt_rows[i + 1 :]]
+    pairs += [((a, "DT"), (b, "DT")) for i, a in enumerate(DT_ROWS) for b in DT_ROWS[i + 1 :]]
     held = same = reversed_ = n = 0
     for x, y in pairs:
         px, py = PAPER[x[0]][x[1]][k], PAPER[y[0]][y[1]][k]
@@ -361,9 +360,8 @@ def _orderings(df: pd.DataFrame, metric: str) -> tuple[int, int, int, int]:
 
 def _dt_goodput_steps(df: pd.DataFrame) -> str:
     """Drop-tail's goodput change from one congested link to two and from two to three, paired by seed."""
-    dt = [c for c in TABLE_ROWS if "AQM" not in c]
     steps = []
-    for a, b in zip(dt, dt[1:], strict=False):
+    for a, b in zip(DT_ROWS, DT_ROWS[1:], strict=False):
         if _has(df, a, "DT") and _has(df, b, "DT"):
             m, h, _ = _effect(df, (a, "DT"), (b, "DT"), "goodput")
             shown = "" if shows_effect(-m, h) else " (not shown)"
@@ -430,6 +428,7 @@ def _effect(df, a: tuple[tuple[str, ...], str], b: tuple[tuple[str, ...], str], 
 
 
 AQM_ROWS = [c for c in TABLE_ROWS if "AQM" in c]
+DT_ROWS = [c for c in TABLE_ROWS if "AQM" not in c]
 
 # Each finding's check takes the runs (summarize()'s layout) and returns (reproduced, evidence), or None
 # when the runs lack a cell it needs (the ns-2 twin runs only some cells).
