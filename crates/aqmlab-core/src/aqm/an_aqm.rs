@@ -34,69 +34,49 @@
 //! `limit` = 50 packets, ECN off. Packet mode only.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::sim::time::secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
 /// ns-2 PI's `a_` and `b_`, from which the placeholder gain and initial weights are derived.
 const PI_A: f64 = 1.822e-5;
 const PI_B: f64 = 1.816e-5;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer size in packets (50); an arrival finding `limit` waiting is dropped.
-    pub limit: u32,
-    /// Target queue in packets (placeholder 15 = 30 % of 50; study C: 30 % of the buffer).
-    pub qref: f64,
-    /// Sampling frequency in Hz (placeholder 170, PI's `w_`); the update period is 1/w.
-    pub w: f64,
-    /// Neuron gain K (placeholder 1.822e-5 = PI's `a_`).
-    pub gain: f64,
-    /// Initial P, I, D weights, normalised by the sum of their magnitudes when used
-    /// (placeholder (b/a, (a-b)/a, 0) with PI's a, b).
-    pub weights: [f64; 3],
-    /// Hebbian learning rates for the P, I, D weights (placeholder 1e-3 each; 0 freezes learning).
-    pub eta: [f64; 3],
-    /// Mark ECN-capable packets instead of dropping them.
-    pub ecn: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 50,
-            qref: 15.0,
-            w: 170.0,
-            gain: PI_A,
-            weights: [PI_B / PI_A, (PI_A - PI_B) / PI_A, 0.0],
-            eta: [1e-3; 3],
-            ecn: false,
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<AnAqm>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::Packets(self.limit as u64)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::at_least_one("limit", self.limit)?;
-        check::nonnegative("qref", self.qref)?;
-        check::positive("w", self.w)?;
-        check::nonnegative("gain", self.gain)?;
-        if !self.weights.iter().all(|w| w.is_finite()) || self.weights.iter().all(|w| *w == 0.0) {
-            return Err(("weights".into(), "three finite weights, not all zero".into()));
-        }
-        for (i, field) in ["eta[0]", "eta[1]", "eta[2]"].into_iter().enumerate() {
-            check::nonnegative(field, self.eta[i])?;
-        }
-        Ok(())
+aqm_config! {
+    #[discipline(FifoQueue<AnAqm>)]
+    #[buffer(|c| Buffer::Packets(c.limit as u64))]
+    pub struct Config {
+        /// Buffer size in packets (50); an arrival finding `limit` waiting is dropped.
+        #[default(50)]
+        #[check(at_least_one)]
+        pub limit: u32,
+        /// Target queue in packets (placeholder 15 = 30 % of 50; study C: 30 % of the buffer).
+        #[default(15.0)]
+        #[check(nonnegative)]
+        pub qref: f64,
+        /// Sampling frequency in Hz (placeholder 170, PI's `w_`); the update period is 1/w.
+        #[default(170.0)]
+        #[check(positive)]
+        pub w: f64,
+        /// Neuron gain K (placeholder 1.822e-5 = PI's `a_`).
+        #[default(PI_A)]
+        #[check(nonnegative)]
+        pub gain: f64,
+        /// Initial P, I, D weights, normalised by the sum of their magnitudes when used
+        /// (placeholder (b/a, (a-b)/a, 0) with PI's a, b).
+        #[default([PI_B / PI_A, (PI_A - PI_B) / PI_A, 0.0])]
+        #[check(
+            |c| c.weights.iter().all(|w| w.is_finite()) && !c.weights.iter().all(|w| *w == 0.0),
+            "three finite weights, not all zero"
+        )]
+        pub weights: [f64; 3],
+        /// Hebbian learning rates for the P, I, D weights (placeholder 1e-3 each; 0 freezes learning).
+        #[default([1e-3; 3])]
+        #[check(nonnegative_each)]
+        pub eta: [f64; 3],
+        /// Mark ECN-capable packets instead of dropping them.
+        pub ecn: bool,
     }
 }
 

@@ -19,65 +19,47 @@
 //! overflows the virtual queue in mark mode and the real buffer, ns-2 sets CE and then drops it; here it
 //! is only reported as an overflow drop.
 
-use super::check;
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, buffer_limit};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::to_secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes in byte mode.
-    pub limit: u32,
-    /// Queues and capacities in bytes (ns-2 `queue_in_bytes_`, true).
-    pub queue_in_bytes: bool,
-    /// Bytes per packet for the limit and the packet-mode capacity (ns-2 `mean_pktsize_`, 1000).
-    pub mean_pktsize: Bytes,
-    /// Desired utilisation γ (ns-2 `gamma_`, 0.98).
-    pub gamma: f64,
-    /// Adaptation gain α (ns-2 hard-coded `alpha2`, 0.15).
-    pub alpha: f64,
-    /// Initial virtual capacity as a fraction of the link's (ns-2 `ecnlim_`, 0.8).
-    pub ecnlim: f64,
-    /// Virtual buffer as a fraction of the real one (ns-2 `buflim_`, 1.0).
-    pub buflim: f64,
-    /// Mark ECT arrivals on virtual overflow instead of dropping them (ns-2 `markpkts_`, false).
-    #[serde(alias = "markpkts")]
-    pub ecn: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 50,
-            queue_in_bytes: true,
-            mean_pktsize: Bytes(1000),
-            gamma: 0.98,
-            alpha: 0.15,
-            ecnlim: 0.8,
-            buflim: 1.0,
-            ecn: false,
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<Avq>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::ns2(self.limit, self.queue_in_bytes, self.mean_pktsize.0)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        check::fraction("gamma", self.gamma)?;
-        check::nonnegative("alpha", self.alpha)?;
-        check::fraction("ecnlim", self.ecnlim)?;
-        check::positive("buflim", self.buflim)
+aqm_config! {
+    #[discipline(FifoQueue<Avq>)]
+    #[buffer(|c| Buffer::ns2(c.limit, c.queue_in_bytes, c.mean_pktsize.0))]
+    pub struct Config {
+        /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes in byte mode.
+        #[default(50)]
+        #[check(ns2_limit)]
+        pub limit: u32,
+        /// Queues and capacities in bytes (ns-2 `queue_in_bytes_`, true).
+        #[default(true)]
+        pub queue_in_bytes: bool,
+        /// Bytes per packet for the limit and the packet-mode capacity (ns-2 `mean_pktsize_`, 1000).
+        #[default(Bytes(1000))]
+        #[check(size)]
+        pub mean_pktsize: Bytes,
+        /// Desired utilisation γ (ns-2 `gamma_`, 0.98).
+        #[default(0.98)]
+        #[check(fraction)]
+        pub gamma: f64,
+        /// Adaptation gain α (ns-2 hard-coded `alpha2`, 0.15).
+        #[default(0.15)]
+        #[check(nonnegative)]
+        pub alpha: f64,
+        /// Initial virtual capacity as a fraction of the link's (ns-2 `ecnlim_`, 0.8).
+        #[default(0.8)]
+        #[check(fraction)]
+        pub ecnlim: f64,
+        /// Virtual buffer as a fraction of the real one (ns-2 `buflim_`, 1.0).
+        #[default(1.0)]
+        #[check(positive)]
+        pub buflim: f64,
+        /// Mark ECT arrivals on virtual overflow instead of dropping them (ns-2 `markpkts_`, false).
+        #[serde(alias = "markpkts")]
+        pub ecn: bool,
     }
 }
 

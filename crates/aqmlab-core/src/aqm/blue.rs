@@ -20,49 +20,38 @@
 //! ns-3's BLUE defaults), limit 50 packets (ns-2 `Queue set limit_ 50`), ECN off (`setbit false`).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Seconds;
 use crate::sim::time::secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer size in packets (ns-2 `limit_`, 50); at most `limit - 1` packets wait.
-    pub limit: u32,
-    /// Added to `p_m` on a buffer overflow (d1, 0.0025).
-    pub increment: f64,
-    /// Subtracted from `p_m` when the link goes idle (d2, 0.00025).
-    pub decrement: f64,
-    /// Minimum time between two increases, seconds (`ihold-time`, 0.1).
-    pub ihold: Seconds,
-    /// Minimum time between two decreases, seconds (`dhold-time`, 0.1).
-    pub dhold: Seconds,
-    /// Mark ECN-capable packets instead of dropping them (`setbit`).
-    pub ecn: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config { limit: 50, increment: 0.0025, decrement: 0.00025, ihold: Seconds(0.1), dhold: Seconds(0.1), ecn: false }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<Blue>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::Packets(self.limit as u64)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::at_least_one("limit", self.limit)?;
-        check::probability("increment", self.increment)?;
-        check::probability("decrement", self.decrement)?;
-        check::nonnegative_secs("ihold", self.ihold)?;
-        check::nonnegative_secs("dhold", self.dhold)
+aqm_config! {
+    #[discipline(FifoQueue<Blue>)]
+    #[buffer(|c| Buffer::Packets(c.limit as u64))]
+    pub struct Config {
+        /// Buffer size in packets (ns-2 `limit_`, 50); at most `limit - 1` packets wait.
+        #[default(50)]
+        #[check(at_least_one)]
+        pub limit: u32,
+        /// Added to `p_m` on a buffer overflow (d1, 0.0025).
+        #[default(0.0025)]
+        #[check(probability)]
+        pub increment: f64,
+        /// Subtracted from `p_m` when the link goes idle (d2, 0.00025).
+        #[default(0.00025)]
+        #[check(probability)]
+        pub decrement: f64,
+        /// Minimum time between two increases, seconds (`ihold-time`, 0.1).
+        #[default(Seconds(0.1))]
+        #[check(nonnegative_secs)]
+        pub ihold: Seconds,
+        /// Minimum time between two decreases, seconds (`dhold-time`, 0.1).
+        #[default(Seconds(0.1))]
+        #[check(nonnegative_secs)]
+        pub dhold: Seconds,
+        /// Mark ECN-capable packets instead of dropping them (`setbit`).
+        pub ecn: bool,
     }
 }
 

@@ -53,10 +53,14 @@ pub fn size(field: &str, v: Bytes) -> Check {
     ensure((1..=u32::MAX as u64).contains(&v.0), field, "a positive size in bytes, below 4 GiB")
 }
 
-/// ns-2's buffer parameters: `limit` packets of `mean_pktsize` bytes.
-pub fn ns2_buffer(limit: u32, mean_pktsize: Bytes) -> Check {
-    ensure(limit > 0, "limit", "a buffer of at least 1 packet")?;
-    size("mean_pktsize", mean_pktsize)
+/// ns-2's buffer `limit_`, in packets (of `mean_pktsize` bytes in byte mode).
+pub fn ns2_limit(field: &str, v: u32) -> Check {
+    ensure(v > 0, field, "a buffer of at least 1 packet")
+}
+
+/// Each element a finite number, zero or more; the error names the element (`eta[1]`).
+pub fn nonnegative_each<const N: usize>(field: &str, v: [f64; N]) -> Check {
+    v.into_iter().enumerate().try_for_each(|(i, x)| nonnegative(&format!("{field}[{i}]"), x))
 }
 
 #[cfg(test)]
@@ -80,7 +84,7 @@ mod tests {
         assert!(size("mtu", Bytes(0)).is_err());
         assert!(size("mtu", Bytes(1 << 32)).is_err());
         assert!(size("mtu", Bytes(1500)).is_ok());
-        assert_eq!(ns2_buffer(0, Bytes(500)).unwrap_err().0, "limit");
-        assert_eq!(ns2_buffer(50, Bytes(0)).unwrap_err().0, "mean_pktsize");
+        assert_eq!(ns2_limit("limit", 0), Err(("limit".into(), "a buffer of at least 1 packet".into())));
+        assert_eq!(nonnegative_each("eta", [0.0, -1.0, 0.0]).unwrap_err().0, "eta[1]");
     }
 }

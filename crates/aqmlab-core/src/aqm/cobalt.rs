@@ -34,62 +34,44 @@
 //! threshold 400 ms (ns-3), limit 1000 packets (ns-3's `MaxSize` is 1000 × 1500 bytes), ECN off.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Seconds;
 use crate::sim::time::secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Acceptable standing sojourn time, and BLUE's hold time between updates, seconds (0.005).
-    pub target: Seconds,
-    /// CoDel's interval: delay of the first drop and scale of the drop rate, seconds (0.1).
-    pub interval: Seconds,
-    /// Added to `p_drop` on a buffer overflow (1/256).
-    pub increment: f64,
-    /// Subtracted from `p_drop` when the link goes idle (1/4096).
-    pub decrement: f64,
-    /// A head waiting longer than this also raises `p_drop`, seconds (ns-3 `BlueThreshold`, 0.4).
-    pub blue_threshold: Seconds,
-    /// Buffer size in packets (1000); arrivals beyond it are dropped.
-    pub limit: u32,
-    /// Let the CoDel half mark ECN-capable packets instead of dropping them (BLUE always drops).
-    pub ecn: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            target: Seconds(0.005),
-            interval: Seconds(0.1),
-            increment: 1.0 / 256.0,
-            decrement: 1.0 / 4096.0,
-            blue_threshold: Seconds(0.4),
-            limit: 1000,
-            ecn: false,
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<Cobalt>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::Packets(self.limit as u64)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::positive_secs("target", self.target)?;
-        check::positive_secs("interval", self.interval)?;
+aqm_config! {
+    #[discipline(FifoQueue<Cobalt>)]
+    #[buffer(|c| Buffer::Packets(c.limit as u64))]
+    pub struct Config {
+        /// Acceptable standing sojourn time, and BLUE's hold time between updates, seconds (0.005).
+        #[default(Seconds(0.005))]
+        #[check(positive_secs)]
+        pub target: Seconds,
+        /// CoDel's interval: delay of the first drop and scale of the drop rate, seconds (0.1).
+        #[default(Seconds(0.1))]
+        #[check(positive_secs)]
         // The control law scales the interval in 32 bits of nanoseconds, as Linux and ns-3 do.
-        check::ensure(secs(self.interval.0) <= u32::MAX as Time, "interval", "a duration below 4.29 s")?;
-        check::probability("increment", self.increment)?;
-        check::probability("decrement", self.decrement)?;
-        check::nonnegative_secs("blue_threshold", self.blue_threshold)?;
-        check::at_least_one("limit", self.limit)
+        #[check(|c| secs(c.interval.0) <= u32::MAX as Time, "a duration below 4.29 s")]
+        pub interval: Seconds,
+        /// Added to `p_drop` on a buffer overflow (1/256).
+        #[default(1.0 / 256.0)]
+        #[check(probability)]
+        pub increment: f64,
+        /// Subtracted from `p_drop` when the link goes idle (1/4096).
+        #[default(1.0 / 4096.0)]
+        #[check(probability)]
+        pub decrement: f64,
+        /// A head waiting longer than this also raises `p_drop`, seconds (ns-3 `BlueThreshold`, 0.4).
+        #[default(Seconds(0.4))]
+        #[check(nonnegative_secs)]
+        pub blue_threshold: Seconds,
+        /// Buffer size in packets (1000); arrivals beyond it are dropped.
+        #[default(1000)]
+        #[check(at_least_one)]
+        pub limit: u32,
+        /// Let the CoDel half mark ECN-capable packets instead of dropping them (BLUE always drops).
+        pub ecn: bool,
     }
 }
 

@@ -28,6 +28,7 @@
 //!
 //! [`Codel`] is also the AQM of each FQ-CoDel bucket.
 
+use super::config::FieldChecks;
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
 use super::l4s::{self, CeThreshold};
 use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
@@ -35,40 +36,32 @@ use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Acceptable standing sojourn time, seconds (TARGET, 0.005).
-    pub target: Seconds,
-    /// Sliding window over which the sojourn must stay above target, seconds (INTERVAL, 0.1).
-    pub interval: Seconds,
-    /// MAXPACKET: no drop while at most this many bytes are queued (one MTU, 1500).
-    pub mtu: Bytes,
-    /// Buffer size in packets (1000); arrivals beyond it are tail-dropped.
-    pub limit: u32,
-    /// Mark ECN-capable packets instead of dropping them.
-    pub ecn: bool,
-    /// Sojourn above which a dequeued packet is CE-marked (ns-3 `CeThreshold`; absent: off): with
-    /// `l4s`, ECT(1) and CE packets; without, every ECN-capable packet when `ecn` is on.
-    pub ce_threshold: Option<Seconds>,
-    /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets are marked above `ce_threshold` and bypass
-    /// the control law.
-    pub l4s: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            target: Seconds(0.005),
-            interval: Seconds(0.1),
-            mtu: Bytes(1500),
-            limit: 1000,
-            ecn: false,
-            ce_threshold: None,
-            l4s: false,
-        }
+aqm_config! {
+    pub struct Config {
+        /// Acceptable standing sojourn time, seconds (TARGET, 0.005).
+        #[default(Seconds(0.005))]
+        #[check(positive_secs)]
+        pub target: Seconds,
+        /// Sliding window over which the sojourn must stay above target, seconds (INTERVAL, 0.1).
+        #[default(Seconds(0.1))]
+        #[check(positive_secs)]
+        pub interval: Seconds,
+        /// MAXPACKET: no drop while at most this many bytes are queued (one MTU, 1500).
+        #[default(Bytes(1500))]
+        #[check(size)]
+        pub mtu: Bytes,
+        /// Buffer size in packets (1000); arrivals beyond it are tail-dropped.
+        #[default(1000)]
+        pub limit: u32,
+        /// Mark ECN-capable packets instead of dropping them.
+        pub ecn: bool,
+        /// Sojourn above which a dequeued packet is CE-marked (ns-3 `CeThreshold`; absent: off): with
+        /// `l4s`, ECT(1) and CE packets; without, every ECN-capable packet when `ecn` is on.
+        pub ce_threshold: Option<Seconds>,
+        /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets are marked above `ce_threshold` and bypass
+        /// the control law.
+        pub l4s: bool,
     }
 }
 
@@ -79,8 +72,9 @@ impl DisciplineConfig for Config {
         Buffer::Packets(self.limit as u64)
     }
 
+    /// The control law's fields, then the L4S settings, then the buffer.
     fn validate(&self) -> Result<(), (String, String)> {
-        validate_law(self.target, self.interval, self.mtu)?;
+        self.check_fields()?;
         l4s::validate(self.ce_threshold, self.l4s)?;
         check::at_least_one("limit", self.limit)
     }
@@ -91,13 +85,6 @@ impl Config {
         let ce = CeThreshold::new(self.ce_threshold, self.l4s);
         CodelParams::new(self.target, self.interval, self.mtu, self.ecn, ce)
     }
-}
-
-/// Checks the control-law parameters.
-fn validate_law(target: Seconds, interval: Seconds, mtu: Bytes) -> Result<(), (String, String)> {
-    check::positive_secs("target", target)?;
-    check::positive_secs("interval", interval)?;
-    check::size("mtu", mtu)
 }
 
 /// CoDel's constants in simulation units.

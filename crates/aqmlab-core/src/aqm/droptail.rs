@@ -5,39 +5,26 @@
 //! `waiting_bytes + size >= limit * mean_pktsize`.
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, FifoBuffer, LinkInfo, QueueEnv, buffer_limit, check};
+use super::{Buffer, DropReason, FifoBuffer, LinkInfo, QueueEnv, buffer_limit};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer size in packets (ns-2 `limit_`, default 50).
-    pub limit: u32,
-    /// Limit the queue in bytes, `limit * mean_pktsize` (ns-2 `queue_in_bytes_`).
-    pub bytes: bool,
-    /// Bytes per packet when converting `limit` to bytes (ns-2 `mean_pktsize_`, 500).
-    pub mean_pktsize: Bytes,
-    /// Drop the head packet instead of the arrival (ns-2 `drop_front_`).
-    pub drop_front: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config { limit: 50, bytes: false, mean_pktsize: Bytes(500), drop_front: false }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<DropTail>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::ns2(self.limit, self.bytes, self.mean_pktsize.0)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::ns2_buffer(self.limit, self.mean_pktsize)
+aqm_config! {
+    #[discipline(FifoQueue<DropTail>)]
+    #[buffer(|c| Buffer::ns2(c.limit, c.bytes, c.mean_pktsize.0))]
+    pub struct Config {
+        /// Buffer size in packets (ns-2 `limit_`, default 50).
+        #[default(50)]
+        #[check(ns2_limit)]
+        pub limit: u32,
+        /// Limit the queue in bytes, `limit * mean_pktsize` (ns-2 `queue_in_bytes_`).
+        pub bytes: bool,
+        /// Bytes per packet when converting `limit` to bytes (ns-2 `mean_pktsize_`, 500).
+        #[default(Bytes(500))]
+        #[check(size)]
+        pub mean_pktsize: Bytes,
+        /// Drop the head packet instead of the arrival (ns-2 `drop_front_`).
+        pub drop_front: bool,
     }
 }
 

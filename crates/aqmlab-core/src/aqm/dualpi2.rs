@@ -30,70 +30,53 @@
 
 use super::fifo::Fifo;
 use super::l4s::CeThreshold;
-use super::{check, Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{Buffer, Discipline, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::{secs, to_secs};
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Packets both queues hold together (10000, Linux).
-    pub limit: u32,
-    /// Target queueing delay of the C queue, seconds (0.015).
-    pub target: Seconds,
-    /// Period of the probability update, seconds (Tupdate, 0.016).
-    pub t_update: Seconds,
-    /// Integral gain, 1/s (0.16).
-    pub alpha: f64,
-    /// Proportional gain, 1/s (3.2).
-    pub beta: f64,
-    /// Coupling factor k between the L and C probabilities (2).
-    pub coupling: f64,
-    /// Sojourn above which an L packet is always marked, seconds (0.001).
-    pub step_thresh: Seconds,
-    /// Time shift of the scheduler: how much longer the C head may wait than the L head, seconds
-    /// (0.050).
-    pub tshift: Seconds,
-    /// Maximum packet size: no probabilistic signal while under 2 mtu wait (1500).
-    pub mtu: Bytes,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 10_000,
-            target: Seconds(0.015),
-            t_update: Seconds(0.016),
-            alpha: 0.16,
-            beta: 3.2,
-            coupling: 2.0,
-            step_thresh: Seconds(0.001),
-            tshift: Seconds(0.050),
-            mtu: Bytes(1500),
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = DualPi2;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::Packets(self.limit as u64)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::at_least_one("limit", self.limit)?;
-        check::positive_secs("target", self.target)?;
-        check::positive_secs("t_update", self.t_update)?;
-        check::nonnegative("alpha", self.alpha)?;
-        check::nonnegative("beta", self.beta)?;
-        check::positive("coupling", self.coupling)?;
-        check::nonnegative_secs("step_thresh", self.step_thresh)?;
-        check::nonnegative_secs("tshift", self.tshift)?;
-        check::size("mtu", self.mtu)
+aqm_config! {
+    #[discipline(DualPi2)]
+    #[buffer(|c| Buffer::Packets(c.limit as u64))]
+    pub struct Config {
+        /// Packets both queues hold together (10000, Linux).
+        #[default(10_000)]
+        #[check(at_least_one)]
+        pub limit: u32,
+        /// Target queueing delay of the C queue, seconds (0.015).
+        #[default(Seconds(0.015))]
+        #[check(positive_secs)]
+        pub target: Seconds,
+        /// Period of the probability update, seconds (Tupdate, 0.016).
+        #[default(Seconds(0.016))]
+        #[check(positive_secs)]
+        pub t_update: Seconds,
+        /// Integral gain, 1/s (0.16).
+        #[default(0.16)]
+        #[check(nonnegative)]
+        pub alpha: f64,
+        /// Proportional gain, 1/s (3.2).
+        #[default(3.2)]
+        #[check(nonnegative)]
+        pub beta: f64,
+        /// Coupling factor k between the L and C probabilities (2).
+        #[default(2.0)]
+        #[check(positive)]
+        pub coupling: f64,
+        /// Sojourn above which an L packet is always marked, seconds (0.001).
+        #[default(Seconds(0.001))]
+        #[check(nonnegative_secs)]
+        pub step_thresh: Seconds,
+        /// Time shift of the scheduler: how much longer the C head may wait than the L head, seconds
+        /// (0.050).
+        #[default(Seconds(0.050))]
+        #[check(nonnegative_secs)]
+        pub tshift: Seconds,
+        /// Maximum packet size: no probabilistic signal while under 2 mtu wait (1500).
+        #[default(Bytes(1500))]
+        #[check(size)]
+        pub mtu: Bytes,
     }
 }
 
@@ -256,7 +239,7 @@ impl QueueDisc for DualPi2 {
 mod tests {
     use super::*;
     use crate::aqm::testutil::{assert_rejected, near_binomial, on_10_mbps, Harness};
-    use crate::aqm::{state_of, QueueAction};
+    use crate::aqm::{state_of, DisciplineConfig, QueueAction};
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
 

@@ -22,8 +22,9 @@
 //!   AQM is [at rest](FifoAqm::at_rest) leaves the update list until its next arrival: its update would
 //!   change nothing, and most of the buckets are idle (1024 buckets against a few active flows).
 
+use super::config::FieldChecks;
 use super::fifo::{Fifo, FifoAqm};
-use super::{check, Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
+use super::{Buffer, Discipline, DisciplineConfig, DropReason, LinkInfo, QueueDisc, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::Time;
@@ -46,9 +47,54 @@ pub struct Scheduler {
     pub drop_batch: u32,
 }
 
+/// Declares a flow-queue discipline's `Config` with `aqm_config!`: the scheduler's fields, the same in
+/// FQ-CoDel and FQ-PIE (Linux's defaults, with ns-3's `DropBatchSize`), then the given fields, which
+/// configure the buckets' AQM. Implements [`FlowQueuesConfig`] with the buckets' AQM `#[buckets(A)]` and
+/// the `fn bucket` written after the struct.
+macro_rules! fq_config {
+    (
+        #[buckets($aqm:ty)]
+        pub struct Config { $($fields:tt)* }
+        $($bucket:tt)*
+    ) => {
+        aqm_config! {
+            pub struct Config {
+                /// Number of flow buckets (1024).
+                #[default(1024)]
+                #[check(at_least_one)]
+                pub flows: u32,
+                /// DRR quantum in bytes (1514: one Ethernet MTU with header).
+                #[default($crate::scenario::units::Bytes(1514))]
+                #[check(size)]
+                pub quantum: $crate::scenario::units::Bytes,
+                /// Total packets over all buckets (10240).
+                #[default(10240)]
+                #[check(at_least_one)]
+                pub limit: u32,
+                /// Most packets dropped from the fattest bucket per overflow (64, ns-3 `DropBatchSize`).
+                #[default(64)]
+                #[check(at_least_one)]
+                pub drop_batch: u32,
+                $($fields)*
+            }
+        }
+
+        impl $crate::aqm::flow_queue::FlowQueuesConfig for Config {
+            type Aqm = $aqm;
+
+            fn scheduler(&self) -> $crate::aqm::flow_queue::Scheduler {
+                let Config { flows, quantum, limit, drop_batch, .. } = *self;
+                $crate::aqm::flow_queue::Scheduler { flows, quantum, limit, drop_batch }
+            }
+
+            $($bucket)*
+        }
+    };
+}
+
 /// The configuration of a flow-queue discipline: the scheduler's parameters and the AQM of its buckets.
 /// Such a configuration is a [`DisciplineConfig`] whose discipline is [`FlowQueues`] of that AQM.
-pub trait FlowQueuesConfig: Clone {
+pub trait FlowQueuesConfig: Clone + FieldChecks {
     /// The AQM each bucket runs.
     type Aqm: FifoAqm<Config: DisciplineConfig>;
     fn scheduler(&self) -> Scheduler;
@@ -61,11 +107,7 @@ impl<C: FlowQueuesConfig> DisciplineConfig for C {
 
     /// The scheduler's parameters, then the buckets' AQM's.
     fn validate(&self) -> Result<(), (String, String)> {
-        let s = self.scheduler();
-        check::at_least_one("flows", s.flows)?;
-        check::size("quantum", s.quantum)?;
-        check::at_least_one("limit", s.limit)?;
-        check::at_least_one("drop_batch", s.drop_batch)?;
+        self.check_fields()?;
         self.bucket().validate()
     }
 

@@ -13,57 +13,27 @@
 //! 100 ms, MAXPACKET 1500 B, ECN on (Linux and ns-3 defaults).
 
 use super::codel::{self, Codel};
-use super::flow_queue::{FlowQueuesConfig, Scheduler};
 use crate::scenario::units::{Bytes, Seconds};
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Number of flow buckets (1024).
-    pub flows: u32,
-    /// DRR quantum in bytes (1514: one Ethernet MTU with header).
-    pub quantum: Bytes,
-    /// Total packets over all buckets (10240).
-    pub limit: u32,
-    /// Most packets dropped from the fattest bucket per overflow (64).
-    pub drop_batch: u32,
-    /// CoDel target, seconds (0.005).
-    pub target: Seconds,
-    /// CoDel interval, seconds (0.1).
-    pub interval: Seconds,
-    /// CoDel MAXPACKET, bytes (1500).
-    pub mtu: Bytes,
-    /// Mark ECN-capable packets instead of dropping them (on).
-    pub ecn: bool,
-    /// Each bucket's CoDel `ce_threshold` (ns-3 `CeThreshold`; absent: off).
-    pub ce_threshold: Option<Seconds>,
-    /// Each bucket's CoDel L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
-    pub l4s: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            flows: 1024,
-            quantum: Bytes(1514),
-            limit: 10240,
-            drop_batch: 64,
-            target: Seconds(0.005),
-            interval: Seconds(0.1),
-            mtu: Bytes(1500),
-            ecn: true,
-            ce_threshold: None,
-            l4s: false,
-        }
-    }
-}
-
-impl FlowQueuesConfig for Config {
-    type Aqm = Codel;
-
-    fn scheduler(&self) -> Scheduler {
-        Scheduler { flows: self.flows, quantum: self.quantum, limit: self.limit, drop_batch: self.drop_batch }
+fq_config! {
+    #[buckets(Codel)]
+    pub struct Config {
+        /// CoDel target, seconds (0.005).
+        #[default(Seconds(0.005))]
+        pub target: Seconds,
+        /// CoDel interval, seconds (0.1).
+        #[default(Seconds(0.1))]
+        pub interval: Seconds,
+        /// CoDel MAXPACKET, bytes (1500).
+        #[default(Bytes(1500))]
+        pub mtu: Bytes,
+        /// Mark ECN-capable packets instead of dropping them (on).
+        #[default(true)]
+        pub ecn: bool,
+        /// Each bucket's CoDel `ce_threshold` (ns-3 `CeThreshold`; absent: off).
+        pub ce_threshold: Option<Seconds>,
+        /// Each bucket's CoDel L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
+        pub l4s: bool,
     }
 
     /// Each bucket's CoDel, without a limit of its own.

@@ -17,83 +17,50 @@
 //! accumulates), plus ns-3's drop_batch 64. ns-3 differs in ECN (on) and derandomisation (off).
 //! Packet mode only (Linux's `bytemode` and `memory_limit` are not reproduced).
 
-use super::flow_queue::{FlowQueuesConfig, Scheduler};
 use super::pie::{self, Pie};
 use crate::scenario::units::{Bytes, Seconds};
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Number of flow buckets (1024).
-    pub flows: u32,
-    /// DRR quantum in bytes (1514: one Ethernet MTU with header).
-    pub quantum: Bytes,
-    /// Total packets over all buckets (10240).
-    pub limit: u32,
-    /// Most packets dropped from the fattest bucket per overflow (64, ns-3 `DropBatchSize`).
-    pub drop_batch: u32,
-    /// Each bucket's target queueing delay, seconds (0.015).
-    #[serde(alias = "target")]
-    pub qdelay_ref: Seconds,
-    /// Period of the drop-probability update, seconds (0.015).
-    #[serde(alias = "tupdate")]
-    pub t_update: Seconds,
-    /// Integral gain, 1/s (0.125).
-    pub alpha: f64,
-    /// Proportional gain, 1/s (1.25).
-    pub beta: f64,
-    /// Burst allowance, seconds (0.15).
-    pub max_burst: Seconds,
-    /// Estimate each bucket's delay from its departure rate instead of timestamps (off).
-    pub dq_rate_estimator: bool,
-    /// Bytes per departure-rate measurement cycle (16384).
-    pub dq_threshold: Bytes,
-    /// Mark ECN-capable packets instead of dropping them while the bucket's probability is at most
-    /// `mark_ecnth` (off).
-    pub ecn: bool,
-    /// Drop probability above which ECN-capable packets are dropped, not marked (0.1).
-    pub mark_ecnth: f64,
-    /// Limit the per-update increase to 0.02 once the probability is 0.1 or more (on).
-    pub cap_drop_adjustment: bool,
-    /// De-randomise drops with the accumulated probability (on, as Linux).
-    pub derandomize: bool,
-    /// With `l4s`: sojourn above which an L4S packet is CE-marked at dequeue (ns-3 `CeThreshold`).
-    pub ce_threshold: Option<Seconds>,
-    /// Each bucket's PIE in L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
-    pub l4s: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        let pie = pie::Config::default();
-        Config {
-            flows: 1024,
-            quantum: Bytes(1514),
-            limit: 10240,
-            drop_batch: 64,
-            qdelay_ref: pie.qdelay_ref,
-            t_update: pie.t_update,
-            alpha: pie.alpha,
-            beta: pie.beta,
-            max_burst: pie.max_burst,
-            dq_rate_estimator: false,
-            dq_threshold: pie.dq_threshold,
-            ecn: false,
-            mark_ecnth: pie.mark_ecnth,
-            cap_drop_adjustment: true,
-            derandomize: true,
-            ce_threshold: None,
-            l4s: false,
-        }
-    }
-}
-
-impl FlowQueuesConfig for Config {
-    type Aqm = Pie;
-
-    fn scheduler(&self) -> Scheduler {
-        Scheduler { flows: self.flows, quantum: self.quantum, limit: self.limit, drop_batch: self.drop_batch }
+fq_config! {
+    #[buckets(Pie)]
+    pub struct Config {
+        /// Each bucket's target queueing delay, seconds (0.015).
+        #[serde(alias = "target")]
+        #[default(Seconds(0.015))]
+        pub qdelay_ref: Seconds,
+        /// Period of the drop-probability update, seconds (0.015).
+        #[serde(alias = "tupdate")]
+        #[default(Seconds(0.015))]
+        pub t_update: Seconds,
+        /// Integral gain, 1/s (0.125).
+        #[default(0.125)]
+        pub alpha: f64,
+        /// Proportional gain, 1/s (1.25).
+        #[default(1.25)]
+        pub beta: f64,
+        /// Burst allowance, seconds (0.15).
+        #[default(Seconds(0.15))]
+        pub max_burst: Seconds,
+        /// Estimate each bucket's delay from its departure rate instead of timestamps (off).
+        pub dq_rate_estimator: bool,
+        /// Bytes per departure-rate measurement cycle (16384).
+        #[default(Bytes(16384))]
+        pub dq_threshold: Bytes,
+        /// Mark ECN-capable packets instead of dropping them while the bucket's probability is at most
+        /// `mark_ecnth` (off).
+        pub ecn: bool,
+        /// Drop probability above which ECN-capable packets are dropped, not marked (0.1).
+        #[default(0.1)]
+        pub mark_ecnth: f64,
+        /// Limit the per-update increase to 0.02 once the probability is 0.1 or more (on).
+        #[default(true)]
+        pub cap_drop_adjustment: bool,
+        /// De-randomise drops with the accumulated probability (on, as Linux).
+        #[default(true)]
+        pub derandomize: bool,
+        /// With `l4s`: sojourn above which an L4S packet is CE-marked at dequeue (ns-3 `CeThreshold`).
+        pub ce_threshold: Option<Seconds>,
+        /// Each bucket's PIE in L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
+        pub l4s: bool,
     }
 
     /// Each bucket's PIE, in packet mode, with the whole buffer as its limit.

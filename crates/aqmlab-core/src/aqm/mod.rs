@@ -9,20 +9,25 @@
 //! Disciplines never count anything themselves: they report every drop and mark through
 //! [`QueueEnv::drop`] and [`QueueEnv::mark`], and the link keeps the per-class counters.
 //!
-//! Adding an algorithm: write `aqm/<name>.rs` with a `Config` (serde, ns-2/RFC defaults in `Default`)
-//! implementing [`DisciplineConfig`] and a type implementing [`fifo::FifoAqm`] (one FIFO: the config's
-//! `Discipline` is then `FifoQueue<ThatType>`) or [`QueueDisc`] and [`Discipline`]; then add one line to
-//! `registry!` below. A `Config` implementing [`flow_queue::FlowQueuesConfig`] instead puts a
-//! `FifoAqm` in each bucket of FQ-CoDel's flow-queue scheduler (FQ-CoDel, FQ-PIE).
+//! Adding an algorithm: write `aqm/<name>.rs` with a `Config` declared by `aqm_config!` (each field
+//! with its ns-2/RFC default and its range check) implementing [`DisciplineConfig`], and a type
+//! implementing [`fifo::FifoAqm`] (one FIFO: the config's `Discipline` is then `FifoQueue<ThatType>`) or
+//! [`QueueDisc`] and [`Discipline`]; then add one line to `registry!` below. A `Config` implementing
+//! [`flow_queue::FlowQueuesConfig`] instead puts a `FifoAqm` in each bucket of FQ-CoDel's flow-queue
+//! scheduler (FQ-CoDel, FQ-PIE).
 
 pub(crate) mod check;
+#[macro_use]
+pub(crate) mod config;
 pub mod fifo;
+#[macro_use]
 pub mod flow_queue;
 pub(crate) mod l4s;
 
 use crate::net::{Ecn, PacketArena, PacketId};
 use crate::scenario::tagged::{self, Tagged};
 use crate::sim::{Rng, Time};
+use config::FieldChecks;
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
 
@@ -225,12 +230,15 @@ pub fn state_of(q: &dyn QueueDisc) -> Vec<(&'static str, f64)> {
 }
 
 /// What a discipline's `Config` gives the registry below.
-pub trait DisciplineConfig: Clone {
+pub trait DisciplineConfig: Clone + FieldChecks {
     /// The discipline this configures: [`fifo::FifoQueue<A>`] for an algorithm `A` over one FIFO, or a
     /// [`QueueDisc`] of its own ([`flow_queue::FlowQueues`] for FQ-CoDel and FQ-PIE).
     type Discipline: Discipline<Self>;
-    /// Checks parameter ranges; the error names the offending field and says what was expected.
-    fn validate(&self) -> Result<(), (String, String)>;
+    /// Checks parameter ranges; the error names the offending field and says what was expected. The
+    /// fields' own checks unless the discipline adds rules of its own.
+    fn validate(&self) -> Result<(), (String, String)> {
+        self.check_fields()
+    }
     /// The most its buffer holds (the memory estimate sizes the run's packet store from it).
     fn buffer(&self) -> Buffer;
     /// The name for tables and file names when the kind is not specific enough (Adaptive RED: "ared").

@@ -14,72 +14,49 @@
 //! - ECN (`setbit_`): a selected ECT packet is always marked, never early-dropped; a selected non-ECT
 //!   packet is dropped (`NotEct`).
 
-use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes with `queue_in_bytes`.
-    pub limit: u32,
-    /// Queue and limit measured in bytes, converted to packets for the controller (ns-2 `queue_in_bytes_`, false).
-    pub queue_in_bytes: bool,
-    /// Probability scaled by `size / mean_pktsize` per packet (ns-2 `bytes_`, false).
-    pub bytes: bool,
-    /// Bytes per packet for the conversions (ns-2 `mean_pktsize_`, 500).
-    pub mean_pktsize: Bytes,
-    /// Gain on the current error (ns-2 `a_`, 1.822e-5).
-    pub a: f64,
-    /// Gain on the previous error (ns-2 `b_`, 1.816e-5).
-    pub b: f64,
-    /// Sampling frequency in Hz (ns-2 `w_`, 170).
-    pub w: f64,
-    /// Target queue in packets (ns-2 `qref_`, 50).
-    pub qref: f64,
-    /// Mark ECT packets instead of dropping them (ns-2 `setbit_`, false).
-    #[serde(alias = "setbit")]
-    pub ecn: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 50,
-            queue_in_bytes: false,
-            bytes: false,
-            mean_pktsize: Bytes(500),
-            a: 0.00001822,
-            b: 0.00001816,
-            w: 170.0,
-            qref: 50.0,
-            ecn: false,
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<Pi>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::ns2(self.limit, self.queue_in_bytes, self.mean_pktsize.0)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        check::nonnegative("a", self.a)?;
-        check::nonnegative("b", self.b)?;
-        ensure(
-            self.w.is_finite() && self.w > 0.0 && self.w <= 1e9,
-            "w",
-            "a sampling frequency in (0, 1e9] Hz",
-        )?;
-        check::nonnegative("qref", self.qref)
+aqm_config! {
+    #[discipline(FifoQueue<Pi>)]
+    #[buffer(|c| Buffer::ns2(c.limit, c.queue_in_bytes, c.mean_pktsize.0))]
+    pub struct Config {
+        /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes with `queue_in_bytes`.
+        #[default(50)]
+        #[check(ns2_limit)]
+        pub limit: u32,
+        /// Queue and limit measured in bytes, converted to packets for the controller
+        /// (ns-2 `queue_in_bytes_`, false).
+        pub queue_in_bytes: bool,
+        /// Probability scaled by `size / mean_pktsize` per packet (ns-2 `bytes_`, false).
+        pub bytes: bool,
+        /// Bytes per packet for the conversions (ns-2 `mean_pktsize_`, 500).
+        #[default(Bytes(500))]
+        #[check(size)]
+        pub mean_pktsize: Bytes,
+        /// Gain on the current error (ns-2 `a_`, 1.822e-5).
+        #[default(0.00001822)]
+        #[check(nonnegative)]
+        pub a: f64,
+        /// Gain on the previous error (ns-2 `b_`, 1.816e-5).
+        #[default(0.00001816)]
+        #[check(nonnegative)]
+        pub b: f64,
+        /// Sampling frequency in Hz (ns-2 `w_`, 170).
+        #[default(170.0)]
+        #[check(|c| c.w.is_finite() && c.w > 0.0 && c.w <= 1e9, "a sampling frequency in (0, 1e9] Hz")]
+        pub w: f64,
+        /// Target queue in packets (ns-2 `qref_`, 50).
+        #[default(50.0)]
+        #[check(nonnegative)]
+        pub qref: f64,
+        /// Mark ECT packets instead of dropping them (ns-2 `setbit_`, false).
+        #[serde(alias = "setbit")]
+        pub ecn: bool,
     }
 }
 

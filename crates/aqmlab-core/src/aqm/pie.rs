@@ -47,95 +47,74 @@
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
 use super::l4s::{self, CeThreshold};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, check};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::{secs, to_secs};
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer size in packets (1000); in bytes mode `limit * mean_pktsize` bytes.
-    pub limit: u32,
-    /// Target queueing delay, seconds (QDELAY_REF, 0.015).
-    pub qdelay_ref: Seconds,
-    /// Period of the drop-probability update, seconds (T_UPDATE, 0.015).
-    pub t_update: Seconds,
-    /// Integral gain, 1/s (0.125).
-    pub alpha: f64,
-    /// Proportional gain, 1/s (1.25).
-    pub beta: f64,
-    /// Burst allowance, seconds (MAX_BURST, 0.15).
-    pub max_burst: Seconds,
-    /// Estimate the delay from the departure rate instead of timestamps.
-    pub dq_rate_estimator: bool,
-    /// Bytes per departure-rate measurement cycle (DQ_THRESHOLD, 16384).
-    pub dq_threshold: Bytes,
-    /// Mark ECN-capable packets instead of dropping them while `drop_prob <= mark_ecnth`.
-    pub ecn: bool,
-    /// Drop probability above which ECN-capable packets are dropped, not marked (0.1).
-    pub mark_ecnth: f64,
-    /// Limit the per-update increase to 0.02 once drop_prob >= 0.1 (RFC 8033 §5.5; on).
-    pub cap_drop_adjustment: bool,
-    /// De-randomise drops with the accumulated probability (RFC 8033 §5.4; off).
-    pub derandomize: bool,
-    /// Bytes mode: limit in bytes and per-packet probability scaled by size / mean_pktsize.
-    pub bytes: bool,
-    /// Mean packet size for bytes mode (MEAN_PKTSIZE, 1000).
-    pub mean_pktsize: Bytes,
-    /// With `l4s`: sojourn above which an L4S packet is CE-marked at dequeue (ns-3 `CeThreshold`).
-    pub ce_threshold: Option<Seconds>,
-    /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets skip the random test at arrival and the delay
-    /// measurement at departure, and are marked above `ce_threshold`.
-    pub l4s: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 1000,
-            qdelay_ref: Seconds(0.015),
-            t_update: Seconds(0.015),
-            alpha: 0.125,
-            beta: 1.25,
-            max_burst: Seconds(0.15),
-            dq_rate_estimator: false,
-            dq_threshold: Bytes(16384),
-            ecn: false,
-            mark_ecnth: 0.1,
-            cap_drop_adjustment: true,
-            derandomize: false,
-            bytes: false,
-            mean_pktsize: Bytes(1000),
-            ce_threshold: None,
-            l4s: false,
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<Pie>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::ns2(self.limit, self.bytes, self.mean_pktsize.0)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::at_least_one("limit", self.limit)?;
-        check::positive_secs("qdelay_ref", self.qdelay_ref)?;
-        check::positive_secs("t_update", self.t_update)?;
-        check::nonnegative("alpha", self.alpha)?;
-        check::nonnegative("beta", self.beta)?;
-        check::nonnegative_secs("max_burst", self.max_burst)?;
-        check::size("dq_threshold", self.dq_threshold)?;
-        check::probability("mark_ecnth", self.mark_ecnth)?;
-        check::size("mean_pktsize", self.mean_pktsize)?;
-        l4s::validate(self.ce_threshold, self.l4s)?;
+aqm_config! {
+    #[discipline(FifoQueue<Pie>)]
+    #[buffer(|c| Buffer::ns2(c.limit, c.bytes, c.mean_pktsize.0))]
+    pub struct Config {
+        /// Buffer size in packets (1000); in bytes mode `limit * mean_pktsize` bytes.
+        #[default(1000)]
+        #[check(at_least_one)]
+        pub limit: u32,
+        /// Target queueing delay, seconds (QDELAY_REF, 0.015).
+        #[default(Seconds(0.015))]
+        #[check(positive_secs)]
+        pub qdelay_ref: Seconds,
+        /// Period of the drop-probability update, seconds (T_UPDATE, 0.015).
+        #[default(Seconds(0.015))]
+        #[check(positive_secs)]
+        pub t_update: Seconds,
+        /// Integral gain, 1/s (0.125).
+        #[default(0.125)]
+        #[check(nonnegative)]
+        pub alpha: f64,
+        /// Proportional gain, 1/s (1.25).
+        #[default(1.25)]
+        #[check(nonnegative)]
+        pub beta: f64,
+        /// Burst allowance, seconds (MAX_BURST, 0.15).
+        #[default(Seconds(0.15))]
+        #[check(nonnegative_secs)]
+        pub max_burst: Seconds,
+        /// Estimate the delay from the departure rate instead of timestamps.
+        pub dq_rate_estimator: bool,
+        /// Bytes per departure-rate measurement cycle (DQ_THRESHOLD, 16384).
+        #[default(Bytes(16384))]
+        #[check(size)]
+        pub dq_threshold: Bytes,
+        /// Mark ECN-capable packets instead of dropping them while `drop_prob <= mark_ecnth`.
+        pub ecn: bool,
+        /// Drop probability above which ECN-capable packets are dropped, not marked (0.1).
+        #[default(0.1)]
+        #[check(probability)]
+        pub mark_ecnth: f64,
+        /// Limit the per-update increase to 0.02 once drop_prob >= 0.1 (RFC 8033 §5.5; on).
+        #[default(true)]
+        pub cap_drop_adjustment: bool,
+        /// De-randomise drops with the accumulated probability (RFC 8033 §5.4; off).
+        pub derandomize: bool,
+        /// Bytes mode: limit in bytes and per-packet probability scaled by size / mean_pktsize.
+        pub bytes: bool,
+        /// Mean packet size for bytes mode (MEAN_PKTSIZE, 1000).
+        #[default(Bytes(1000))]
+        #[check(size)]
+        pub mean_pktsize: Bytes,
+        /// With `l4s`: sojourn above which an L4S packet is CE-marked at dequeue (ns-3 `CeThreshold`).
+        #[check(|c| l4s::validate(c.ce_threshold, c.l4s))]
         // ns-3's PIE reads CeThreshold only in L4S mode: refuse a threshold that would do nothing.
-        let used = self.l4s || self.ce_threshold.is_none();
-        check::ensure(used, "ce_threshold", "no threshold without l4s = true (PIE marks only L4S packets at it)")
+        #[check(
+            |c| c.l4s || c.ce_threshold.is_none(),
+            "no threshold without l4s = true (PIE marks only L4S packets at it)"
+        )]
+        pub ce_threshold: Option<Seconds>,
+        /// L4S mode (ns-3 `UseL4s`): ECT(1) and CE packets skip the random test at arrival and the delay
+        /// measurement at departure, and are marked above `ce_threshold`.
+        pub l4s: bool,
     }
 }
 

@@ -29,85 +29,88 @@
 //! (ns-2 runs it, may set CE or reset the count, then drops the packet anyway: same outcome, one fewer
 //! random draw). The idle decay uses `powi` instead of ns-2's multiplication loop (equal up to rounding).
 
-use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
 use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::to_secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes with `queue_in_bytes`.
-    pub limit: u32,
-    /// Queue, thresholds and limit measured in bytes (ns-2 `queue_in_bytes_`, true).
-    pub queue_in_bytes: bool,
-    /// Probability scaled by `size / mean_pktsize`, count kept in bytes (ns-2 `bytes_`, true).
-    pub bytes: bool,
-    /// Mean packet size in bytes for the conversions and `ptc` (ns-2 `mean_pktsize_`, 500).
-    pub mean_pktsize: Bytes,
-    /// min_th in packets; 0 = `max(5, targetdelay·ptc/2)` (ns-2 `thresh_`, 0).
-    pub thresh: f64,
-    /// max_th in packets; 0 = `3·min_th` (ns-2 `maxthresh_`, 0).
-    pub maxthresh: f64,
-    /// EWMA weight w_q; 0, −1, −2 select ns-2's automatic rules (ns-2 `q_weight_`, −1).
-    pub q_weight: f64,
-    /// Uniform inter-drop gaps on [1/p, 2/p] (ns-2 `wait_`, true).
-    pub wait: bool,
-    /// Initial max_p = 1/linterm (ns-2 `linterm_`, 10).
-    pub linterm: f64,
-    /// ECT packets are marked only while p_b < mark_p (ns-2 `mark_p_`, 0.1).
-    pub mark_p: f64,
-    /// Apply the `mark_p` rule (ns-2 `use_mark_p_`, true).
-    pub use_mark_p: bool,
-    /// Mark ECT packets instead of dropping them (ns-2 `setbit_`, false).
-    #[serde(alias = "setbit")]
-    pub ecn: bool,
-    /// p_b rises from max_p to 1 between max_th and 2·max_th (ns-2 `gentle_`, true).
-    pub gentle: bool,
-    /// Adaptive RED: adapt max_p on arrivals (ns-2 `adaptive_`, false).
-    pub adaptive: bool,
-    /// ARED additive increase, capped at max_p/4 (ns-2 `alpha_`, 0.01).
-    pub alpha: f64,
-    /// ARED multiplicative decrease (ns-2 `beta_`, 0.9).
-    pub beta: f64,
-    /// ARED minimum time between max_p changes, seconds (ns-2 `interval_`, 0.5).
-    pub interval: Seconds,
-    /// Target queueing delay for the automatic thresholds, seconds (ns-2 `targetdelay_`, 0.005).
-    pub targetdelay: Seconds,
-    /// ARED upper bound for max_p (ns-2 `top_`, 0.5).
-    pub top: f64,
-    /// ARED lower bound for max_p; 0 = `min(0.01, 80000/bw)` (ns-2 `bottom_`, 0).
-    pub bottom: f64,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 50,
-            queue_in_bytes: true,
-            bytes: true,
-            mean_pktsize: Bytes(500),
-            thresh: 0.0,
-            maxthresh: 0.0,
-            q_weight: -1.0,
-            wait: true,
-            linterm: 10.0,
-            mark_p: 0.1,
-            use_mark_p: true,
-            ecn: false,
-            gentle: true,
-            adaptive: false,
-            alpha: 0.01,
-            beta: 0.9,
-            interval: Seconds(0.5),
-            targetdelay: Seconds(0.005),
-            top: 0.5,
-            bottom: 0.0,
-        }
+aqm_config! {
+    pub struct Config {
+        /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes with `queue_in_bytes`.
+        #[default(50)]
+        #[check(ns2_limit)]
+        pub limit: u32,
+        /// Queue, thresholds and limit measured in bytes (ns-2 `queue_in_bytes_`, true).
+        #[default(true)]
+        pub queue_in_bytes: bool,
+        /// Probability scaled by `size / mean_pktsize`, count kept in bytes (ns-2 `bytes_`, true).
+        #[default(true)]
+        pub bytes: bool,
+        /// Mean packet size in bytes for the conversions and `ptc` (ns-2 `mean_pktsize_`, 500).
+        #[default(Bytes(500))]
+        #[check(size)]
+        pub mean_pktsize: Bytes,
+        /// min_th in packets; 0 = `max(5, targetdelay·ptc/2)` (ns-2 `thresh_`, 0).
+        #[check(nonnegative)]
+        pub thresh: f64,
+        /// max_th in packets; 0 = `3·min_th` (ns-2 `maxthresh_`, 0).
+        #[check(nonnegative)]
+        #[check(|c| c.maxthresh == 0.0 || c.thresh == 0.0 || c.maxthresh > c.thresh, "greater than thresh")]
+        pub maxthresh: f64,
+        /// EWMA weight w_q; 0, −1, −2 select ns-2's automatic rules (ns-2 `q_weight_`, −1).
+        #[default(-1.0)]
+        #[check(
+            |c| [0.0, -1.0, -2.0].contains(&c.q_weight) || (c.q_weight > 0.0 && c.q_weight <= 1.0),
+            "a weight in (0, 1], or 0 / -1 / -2 for ns-2's automatic rules"
+        )]
+        pub q_weight: f64,
+        /// Uniform inter-drop gaps on [1/p, 2/p] (ns-2 `wait_`, true).
+        #[default(true)]
+        pub wait: bool,
+        /// Initial max_p = 1/linterm (ns-2 `linterm_`, 10).
+        #[default(10.0)]
+        #[check(|c| c.linterm.is_finite() && c.linterm >= 1.0, "a number >= 1 (max_p <= 1)")]
+        pub linterm: f64,
+        /// ECT packets are marked only while p_b < mark_p (ns-2 `mark_p_`, 0.1).
+        #[default(0.1)]
+        #[check(probability)]
+        pub mark_p: f64,
+        /// Apply the `mark_p` rule (ns-2 `use_mark_p_`, true).
+        #[default(true)]
+        pub use_mark_p: bool,
+        /// Mark ECT packets instead of dropping them (ns-2 `setbit_`, false).
+        #[serde(alias = "setbit")]
+        pub ecn: bool,
+        /// p_b rises from max_p to 1 between max_th and 2·max_th (ns-2 `gentle_`, true).
+        #[default(true)]
+        pub gentle: bool,
+        /// Adaptive RED: adapt max_p on arrivals (ns-2 `adaptive_`, false).
+        pub adaptive: bool,
+        /// ARED additive increase, capped at max_p/4 (ns-2 `alpha_`, 0.01).
+        #[default(0.01)]
+        #[check(fraction)]
+        pub alpha: f64,
+        /// ARED multiplicative decrease (ns-2 `beta_`, 0.9).
+        #[default(0.9)]
+        #[check(|c| c.beta > 0.0 && c.beta < 1.0, "a factor in (0, 1)")]
+        pub beta: f64,
+        /// ARED minimum time between max_p changes, seconds (ns-2 `interval_`, 0.5).
+        #[default(Seconds(0.5))]
+        #[check(nonnegative_secs)]
+        pub interval: Seconds,
+        /// Target queueing delay for the automatic thresholds, seconds (ns-2 `targetdelay_`, 0.005).
+        #[default(Seconds(0.005))]
+        #[check(positive_secs)]
+        pub targetdelay: Seconds,
+        /// ARED upper bound for max_p (ns-2 `top_`, 0.5).
+        #[default(0.5)]
+        #[check(fraction)]
+        pub top: f64,
+        /// ARED lower bound for max_p; 0 = `min(0.01, 80000/bw)` (ns-2 `bottom_`, 0).
+        #[check(|c| c.bottom >= 0.0 && c.bottom < c.top, "a probability in [0, top) (0 = automatic)")]
+        pub bottom: f64,
     }
 }
 
@@ -116,34 +119,6 @@ impl DisciplineConfig for Config {
 
     fn buffer(&self) -> Buffer {
         Buffer::ns2(self.limit, self.queue_in_bytes, self.mean_pktsize.0)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        check::nonnegative("thresh", self.thresh)?;
-        check::nonnegative("maxthresh", self.maxthresh)?;
-        ensure(
-            self.maxthresh == 0.0 || self.thresh == 0.0 || self.maxthresh > self.thresh,
-            "maxthresh",
-            "greater than thresh",
-        )?;
-        ensure(
-            [0.0, -1.0, -2.0].contains(&self.q_weight) || (self.q_weight > 0.0 && self.q_weight <= 1.0),
-            "q_weight",
-            "a weight in (0, 1], or 0 / -1 / -2 for ns-2's automatic rules",
-        )?;
-        ensure(self.linterm.is_finite() && self.linterm >= 1.0, "linterm", "a number >= 1 (max_p <= 1)")?;
-        check::probability("mark_p", self.mark_p)?;
-        check::fraction("alpha", self.alpha)?;
-        ensure(self.beta > 0.0 && self.beta < 1.0, "beta", "a factor in (0, 1)")?;
-        check::nonnegative_secs("interval", self.interval)?;
-        check::positive_secs("targetdelay", self.targetdelay)?;
-        check::fraction("top", self.top)?;
-        ensure(
-            self.bottom >= 0.0 && self.bottom < self.top,
-            "bottom",
-            "a probability in [0, top) (0 = automatic)",
-        )
     }
 
     fn variant_name(&self) -> Option<&'static str> {

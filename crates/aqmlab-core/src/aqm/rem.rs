@@ -16,79 +16,59 @@
 //! - Mark mode (`ecn`, ns-2 `markpkts_`): no early test at arrival; each departing packet is marked with
 //!   probability `prob` if it is ECT. Non-ECT packets are never early-dropped (nor marked).
 
-use super::check::{self, ensure};
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DisciplineConfig, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
 use crate::sim::Time;
-use serde::Deserialize;
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes in byte mode.
-    pub limit: u32,
-    /// Byte mode: arrivals, queue and limit in bytes, probability scaled by size (ns-2 `qib_`, false).
-    #[serde(alias = "qib")]
-    pub queue_in_bytes: bool,
-    /// Bytes per packet for the capacity and the conversions (ns-2 `mean_pktsize_`, 1000).
-    pub mean_pktsize: Bytes,
-    /// Price step size γ (ns-2 `gamma_`, 0.001).
-    pub gamma: f64,
-    /// Base φ of the marking probability (ns-2 `phi_`, 1.001).
-    pub phi: f64,
-    /// Target backlog b* in packets (ns-2 `pbo_`, 20).
-    #[serde(alias = "pbo")]
-    pub qref: f64,
-    /// Price update period in seconds (ns-2 `pupdtime_`, 0.002).
-    pub pupdtime: Seconds,
-    /// EWMA weight of the input-rate estimate; 1 = no smoothing (ns-2 `inw_`, 1).
-    pub inw: f64,
-    /// Weight α of the backlog term (hard-coded 0.1 in ns-2).
-    pub alpha: f64,
-    /// Mark ECT packets at dequeue instead of dropping at arrival (ns-2 `markpkts_`, false).
-    #[serde(alias = "markpkts")]
-    pub ecn: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            limit: 50,
-            queue_in_bytes: false,
-            mean_pktsize: Bytes(1000),
-            gamma: 0.001,
-            phi: 1.001,
-            qref: 20.0,
-            pupdtime: Seconds(0.002),
-            inw: 1.0,
-            alpha: 0.1,
-            ecn: false,
-        }
-    }
-}
-
-impl DisciplineConfig for Config {
-    type Discipline = FifoQueue<Rem>;
-
-    fn buffer(&self) -> Buffer {
-        Buffer::ns2(self.limit, self.queue_in_bytes, self.mean_pktsize.0)
-    }
-
-    fn validate(&self) -> Result<(), (String, String)> {
-        check::ns2_buffer(self.limit, self.mean_pktsize)?;
-        check::nonnegative("gamma", self.gamma)?;
-        ensure(self.phi.is_finite() && self.phi > 1.0, "phi", "a base > 1")?;
-        check::nonnegative("qref", self.qref)?;
-        ensure(
-            self.pupdtime.0.is_finite() && self.pupdtime.0 >= 1e-9,
-            "pupdtime",
-            "an update period of at least 1 ns, in seconds",
-        )?;
-        check::fraction("inw", self.inw)?;
-        check::nonnegative("alpha", self.alpha)
+aqm_config! {
+    #[discipline(FifoQueue<Rem>)]
+    #[buffer(|c| Buffer::ns2(c.limit, c.queue_in_bytes, c.mean_pktsize.0))]
+    pub struct Config {
+        /// Buffer in packets (ns-2 `limit_`, 50); `limit · mean_pktsize` bytes in byte mode.
+        #[default(50)]
+        #[check(ns2_limit)]
+        pub limit: u32,
+        /// Byte mode: arrivals, queue and limit in bytes, probability scaled by size (ns-2 `qib_`, false).
+        #[serde(alias = "qib")]
+        pub queue_in_bytes: bool,
+        /// Bytes per packet for the capacity and the conversions (ns-2 `mean_pktsize_`, 1000).
+        #[default(Bytes(1000))]
+        #[check(size)]
+        pub mean_pktsize: Bytes,
+        /// Price step size γ (ns-2 `gamma_`, 0.001).
+        #[default(0.001)]
+        #[check(nonnegative)]
+        pub gamma: f64,
+        /// Base φ of the marking probability (ns-2 `phi_`, 1.001).
+        #[default(1.001)]
+        #[check(|c| c.phi.is_finite() && c.phi > 1.0, "a base > 1")]
+        pub phi: f64,
+        /// Target backlog b* in packets (ns-2 `pbo_`, 20).
+        #[serde(alias = "pbo")]
+        #[default(20.0)]
+        #[check(nonnegative)]
+        pub qref: f64,
+        /// Price update period in seconds (ns-2 `pupdtime_`, 0.002).
+        #[default(Seconds(0.002))]
+        #[check(
+            |c| c.pupdtime.0.is_finite() && c.pupdtime.0 >= 1e-9,
+            "an update period of at least 1 ns, in seconds"
+        )]
+        pub pupdtime: Seconds,
+        /// EWMA weight of the input-rate estimate; 1 = no smoothing (ns-2 `inw_`, 1).
+        #[default(1.0)]
+        #[check(fraction)]
+        pub inw: f64,
+        /// Weight α of the backlog term (hard-coded 0.1 in ns-2).
+        #[default(0.1)]
+        #[check(nonnegative)]
+        pub alpha: f64,
+        /// Mark ECT packets at dequeue instead of dropping at arrival (ns-2 `markpkts_`, false).
+        #[serde(alias = "markpkts")]
+        pub ecn: bool,
     }
 }
 
