@@ -6,6 +6,23 @@
 //! size the scenario chooses (sampled links or flows × duration / interval, links and classes × duration
 //! / window).
 
+/// Declares a column-wise record, `pub struct Name { column: T, ... }`: one `pub column: Vec<T>` per
+/// column, all of one length, the n-th entries of which make the n-th row.
+macro_rules! column_wise {
+    (
+        $(#[doc = $doc:expr])*
+        pub struct $name:ident {
+            $($(#[doc = $column_doc:expr])* $column:ident: $ty:ty,)*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Clone, Debug, Default, serde::Serialize)]
+        pub struct $name {
+            $($(#[doc = $column_doc])* pub $column: Vec<$ty>,)*
+        }
+    };
+}
+
 pub mod histogram;
 pub mod ks;
 pub mod one_way;
@@ -234,25 +251,27 @@ pub struct FlowRow {
     pub fct_s: f64,
 }
 
-/// Queue-length samples of the sampled links, column-wise.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct QueueSamples {
-    pub link: Vec<u32>,
-    pub t: Vec<f64>,
-    pub q_pkts: Vec<u32>,
-    pub q_bytes: Vec<u64>,
-    /// Queueing delay of the last packet whose transmission started by `t` (0 before any).
-    pub sojourn_s: Vec<f64>,
+column_wise! {
+    /// Queue-length samples of the sampled links, column-wise.
+    pub struct QueueSamples {
+        link: u32,
+        t: f64,
+        q_pkts: u32,
+        q_bytes: u64,
+        /// Queueing delay of the last packet whose transmission started by `t` (0 before any).
+        sojourn_s: f64,
+    }
 }
 
-/// The sampled links' discipline state at every queue sample, long-format: a row per state variable
-/// (see `QueueDisc::state`); none for disciplines without state, such as drop-tail.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct AqmSamples {
-    pub link: Vec<u32>,
-    pub t: Vec<f64>,
-    pub variable: Vec<&'static str>,
-    pub value: Vec<f64>,
+column_wise! {
+    /// The sampled links' discipline state at every queue sample, long-format: a row per state variable
+    /// (see `QueueDisc::state`); none for disciplines without state, such as drop-tail.
+    pub struct AqmSamples {
+        link: u32,
+        t: f64,
+        variable: &'static str,
+        value: f64,
+    }
 }
 
 impl AqmSamples {
@@ -265,25 +284,27 @@ impl AqmSamples {
     }
 }
 
-/// Per `[[web_users]]` generator and sample (with `measure.user_series`), column-wise: its users fetching
-/// a page and thinking (before their first page too); users past the generator's `stop` are in neither.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct UserSeries {
-    /// Index into `RunResult::user_series_names`.
-    pub generator: Vec<u32>,
-    pub t: Vec<f64>,
-    pub waiting: Vec<u32>,
-    pub thinking: Vec<u32>,
+column_wise! {
+    /// Per `[[web_users]]` generator and sample (with `measure.user_series`), column-wise: its users fetching
+    /// a page and thinking (before their first page too); users past the generator's `stop` are in neither.
+    pub struct UserSeries {
+        /// Index into `RunResult::user_series_names`.
+        generator: u32,
+        t: f64,
+        waiting: u32,
+        thinking: u32,
+    }
 }
 
-/// Bytes delivered to each flow's receiver per sample interval (with `measure.flow_series`),
-/// column-wise: a row at the end of each interval after the warm-up, and one at the end of the run for
-/// a last, shorter interval.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct FlowSeries {
-    pub flow: Vec<u32>,
-    pub t: Vec<f64>,
-    pub bytes_delivered: Vec<u64>,
+column_wise! {
+    /// Bytes delivered to each flow's receiver per sample interval (with `measure.flow_series`),
+    /// column-wise: a row at the end of each interval after the warm-up, and one at the end of the run for
+    /// a last, shorter interval.
+    pub struct FlowSeries {
+        flow: u32,
+        t: f64,
+        bytes_delivered: u64,
+    }
 }
 
 impl FlowSeries {
@@ -296,19 +317,20 @@ impl FlowSeries {
     }
 }
 
-/// Per link direction and statistics window (`measure.window`), column-wise: the link's counters in
-/// the window (differences of the counters of the `links` table at the window's two ends).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct WindowLinks {
-    /// Index into the model's link directions.
-    pub link: Vec<u32>,
-    pub t_start: Vec<f64>,
-    pub t_end: Vec<f64>,
-    pub arrivals: Vec<u64>,
-    /// Every drop (overflow, early, not-ECT, error model), as the `links` table's `drops`.
-    pub drops: Vec<u64>,
-    pub marks: Vec<u64>,
-    pub departure_bytes: Vec<u64>,
+column_wise! {
+    /// Per link direction and statistics window (`measure.window`), column-wise: the link's counters in
+    /// the window (differences of the counters of the `links` table at the window's two ends).
+    pub struct WindowLinks {
+        /// Index into the model's link directions.
+        link: u32,
+        t_start: f64,
+        t_end: f64,
+        arrivals: u64,
+        /// Every drop (overflow, early, not-ECT, error model), as the `links` table's `drops`.
+        drops: u64,
+        marks: u64,
+        departure_bytes: u64,
+    }
 }
 
 impl WindowLinks {
@@ -321,20 +343,21 @@ impl WindowLinks {
     }
 }
 
-/// Per traffic class and statistics window (`measure.window`) in which the class completed pairs,
-/// column-wise: the pairs completed in the window, counted as the `responses` table counts them, and
-/// their response times.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct WindowResponses {
-    /// Index into the model's traffic classes.
-    pub class: Vec<u16>,
-    pub t_start: Vec<f64>,
-    pub t_end: Vec<f64>,
-    pub pairs: Vec<u64>,
-    pub mean_s: Vec<f64>,
-    pub p50_s: Vec<f64>,
-    pub p90_s: Vec<f64>,
-    pub p99_s: Vec<f64>,
+column_wise! {
+    /// Per traffic class and statistics window (`measure.window`) in which the class completed pairs,
+    /// column-wise: the pairs completed in the window, counted as the `responses` table counts them, and
+    /// their response times.
+    pub struct WindowResponses {
+        /// Index into the model's traffic classes.
+        class: u16,
+        t_start: f64,
+        t_end: f64,
+        pairs: u64,
+        mean_s: f64,
+        p50_s: f64,
+        p90_s: f64,
+        p99_s: f64,
+    }
 }
 
 impl WindowResponses {

@@ -65,26 +65,28 @@ pub struct ResponseRow {
     pub response_bytes: u64,
 }
 
-/// Histogram bins of every class, column-wise (the CDF and CCDF are cumulative sums of `count`).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct ResponseBins {
-    pub class: Vec<String>,
-    pub lo_s: Vec<f64>,
-    pub hi_s: Vec<f64>,
-    pub count: Vec<u64>,
+column_wise! {
+    /// Histogram bins of every class, column-wise (the CDF and CCDF are cumulative sums of `count`).
+    pub struct ResponseBins {
+        class: String,
+        lo_s: f64,
+        hi_s: f64,
+        count: u64,
+    }
 }
 
-/// Completed pairs, column-wise (only with `measure.pair_records`).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct PairColumns {
-    pub class: Vec<u16>,
-    pub connection: Vec<u64>,
-    pub index: Vec<u32>,
-    pub start_s: Vec<f64>,
-    pub end_s: Vec<f64>,
-    pub response_time_s: Vec<f64>,
-    pub request_bytes: Vec<u64>,
-    pub response_bytes: Vec<u64>,
+column_wise! {
+    /// Completed pairs, column-wise (only with `measure.pair_records`).
+    pub struct PairColumns {
+        class: u16,
+        connection: u64,
+        index: u32,
+        start_s: f64,
+        end_s: f64,
+        response_time_s: f64,
+        request_bytes: u64,
+        response_bytes: u64,
+    }
 }
 
 impl PairColumns {
