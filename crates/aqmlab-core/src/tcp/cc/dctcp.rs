@@ -82,32 +82,11 @@ impl AlphaEstimator {
     }
 }
 
-impl Dctcp {
-    /// The estimated fraction of marked bytes.
-    pub fn alpha(&self) -> f64 {
-        self.0.alpha.alpha()
-    }
-
-    /// A sender already in congestion avoidance at `cwnd` (tests of the endpoint start from one).
-    #[cfg(test)]
-    pub(crate) fn in_congestion_avoidance(cwnd: f64, cfg: &TcpConfig) -> Self {
-        let mut cc = Dctcp::new(cfg);
-        cc.0.reno = NewReno::in_congestion_avoidance(cwnd);
-        cc
-    }
-}
+reno_with_alpha!(impl Dctcp);
 
 impl Controller for Dctcp {
     fn new(cfg: &TcpConfig) -> Self {
         Dctcp(Box::new(State { reno: NewReno::new(cfg), alpha: AlphaEstimator::new(cfg.dctcp_g) }))
-    }
-
-    fn cwnd(&self) -> f64 {
-        self.0.reno.cwnd()
-    }
-
-    fn ssthresh(&self) -> f64 {
-        self.0.reno.ssthresh()
     }
 
     fn on_ack(&mut self, ack: &Ack) {
@@ -118,22 +97,7 @@ impl Controller for Dctcp {
         self.0.alpha.on_ecn_feedback(fb);
     }
 
-    fn on_loss(&mut self, cfg: &TcpConfig) {
-        self.0.reno.on_loss(cfg);
-    }
-
-    fn on_ecn_echo(&mut self, window: f64) {
-        let s = &mut *self.0;
-        s.alpha.cut(&mut s.reno, window);
-    }
-
-    fn on_timeout(&mut self, cut_ssthresh: bool, cfg: &TcpConfig) {
-        self.0.reno.on_timeout(cut_ssthresh, cfg);
-    }
-
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.0.reno.set_cwnd(cwnd);
-    }
+    reno_with_alpha!(Controller);
 }
 
 #[cfg(test)]

@@ -106,6 +106,55 @@ pub trait Controller {
     }
 }
 
+/// What DCTCP and TCP Prague share, for a controller `Name(Box<State>)` whose state holds `reno:
+/// NewReno` and `alpha: AlphaEstimator`: `impl Name` gives the estimate's accessor and a test
+/// constructor; `Controller`, inside its impl, the methods that are NewReno's, and the estimator's cut
+/// on ECN-Echo.
+macro_rules! reno_with_alpha {
+    (impl $name:ident) => {
+        impl $name {
+            /// The estimated fraction of marked bytes.
+            pub fn alpha(&self) -> f64 {
+                self.0.alpha.alpha()
+            }
+
+            /// A sender already in congestion avoidance at `cwnd` (tests of the endpoint start from one).
+            #[cfg(test)]
+            pub(crate) fn in_congestion_avoidance(cwnd: f64, cfg: &TcpConfig) -> Self {
+                let mut cc = <$name as Controller>::new(cfg);
+                cc.0.reno = NewReno::in_congestion_avoidance(cwnd);
+                cc
+            }
+        }
+    };
+    (Controller) => {
+        fn cwnd(&self) -> f64 {
+            self.0.reno.cwnd()
+        }
+
+        fn ssthresh(&self) -> f64 {
+            self.0.reno.ssthresh()
+        }
+
+        fn on_loss(&mut self, cfg: &TcpConfig) {
+            self.0.reno.on_loss(cfg);
+        }
+
+        fn on_ecn_echo(&mut self, window: f64) {
+            let s = &mut *self.0;
+            s.alpha.cut(&mut s.reno, window);
+        }
+
+        fn on_timeout(&mut self, cut_ssthresh: bool, cfg: &TcpConfig) {
+            self.0.reno.on_timeout(cut_ssthresh, cfg);
+        }
+
+        fn set_cwnd(&mut self, cwnd: f64) {
+            self.0.reno.set_cwnd(cwnd);
+        }
+    };
+}
+
 macro_rules! registry {
     ($($(#[$doc:meta])* $variant:ident($module:ident) = $name:literal;)*) => {
         $(pub mod $module;)*

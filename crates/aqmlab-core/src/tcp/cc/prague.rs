@@ -35,20 +35,9 @@ struct State {
     rtt_target: f64,
 }
 
+reno_with_alpha!(impl Prague);
+
 impl Prague {
-    /// The estimated fraction of marked bytes.
-    pub fn alpha(&self) -> f64 {
-        self.0.alpha.alpha()
-    }
-
-    /// A sender already in congestion avoidance at `cwnd` (tests of the endpoint start from one).
-    #[cfg(test)]
-    pub(crate) fn in_congestion_avoidance(cwnd: f64, cfg: &TcpConfig) -> Self {
-        let mut cc = Prague::new(cfg);
-        cc.0.reno = NewReno::in_congestion_avoidance(cwnd);
-        cc
-    }
-
     /// Segments congestion avoidance adds per window of ACKs at smoothed RTT `srtt` (seconds; 0 before
     /// the first sample, which grows as Reno).
     fn increase_per_window(&self, srtt: f64) -> f64 {
@@ -71,14 +60,6 @@ impl Controller for Prague {
         }))
     }
 
-    fn cwnd(&self) -> f64 {
-        self.0.reno.cwnd()
-    }
-
-    fn ssthresh(&self) -> f64 {
-        self.0.reno.ssthresh()
-    }
-
     fn on_ack(&mut self, ack: &Ack) {
         let increase = self.increase_per_window(ack.srtt);
         let reno = &mut self.0.reno;
@@ -99,22 +80,7 @@ impl Controller for Prague {
         }
     }
 
-    fn on_loss(&mut self, cfg: &TcpConfig) {
-        self.0.reno.on_loss(cfg);
-    }
-
-    fn on_ecn_echo(&mut self, window: f64) {
-        let s = &mut *self.0;
-        s.alpha.cut(&mut s.reno, window);
-    }
-
-    fn on_timeout(&mut self, cut_ssthresh: bool, cfg: &TcpConfig) {
-        self.0.reno.on_timeout(cut_ssthresh, cfg);
-    }
-
-    fn set_cwnd(&mut self, cwnd: f64) {
-        self.0.reno.set_cwnd(cwnd);
-    }
+    reno_with_alpha!(Controller);
 
     fn wants_pacing(&self) -> bool {
         true
