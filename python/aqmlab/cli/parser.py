@@ -25,22 +25,14 @@ def build() -> argparse.ArgumentParser:
     def common(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
         sp.add_argument("--seed", type=int, metavar="N", help="run seed (replaces the scenario's `seed`)")
-        sp.add_argument(
-            "--set",
-            dest="overrides",
-            action="append",
-            default=[],
-            metavar="key=value",
-            help="change a scenario field, e.g. dumbbell.pairs=10 or flows.0.tcp.ecn=true (repeatable)",
-        )
-        sp.add_argument(
+        _sets(sp, "change a scenario field, e.g. dumbbell.pairs=10 or flows.0.tcp.ecn=true (repeatable)")
+        _repeatable(
+            sp,
             "--set-file",
-            dest="set_files",
-            action="append",
-            default=[],
-            metavar="FILE",
-            help="apply the `key = value` lines of FILE as --set (e.g. from `aqmlab calibrate`); "
+            "FILE",
+            "apply the `key = value` lines of FILE as --set (e.g. from `aqmlab calibrate`); "
             "--set options come after them",
+            dest="set_files",
         )
 
     def max_memory(sp: argparse.ArgumentParser) -> None:
@@ -122,6 +114,18 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _repeatable(
+    sp: argparse.ArgumentParser, flag: str, metavar: str, help: str, dest: str | None = None
+) -> None:
+    """An option that may be given many times, its values collected in order in a list (empty without it)."""
+    sp.add_argument(flag, dest=dest, action="append", default=[], metavar=metavar, help=help)
+
+
+def _sets(sp: argparse.ArgumentParser, help: str) -> None:
+    """``--set key=value`` (repeatable), collected in ``overrides``."""
+    _repeatable(sp, "--set", "key=value", help, dest="overrides")
+
+
 def _add_sweep(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser(
         "sweep",
@@ -130,29 +134,20 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
         "seeds; resumable; aggregate table in OUT/aggregate.parquet.",
     )
     s.add_argument("scenario", metavar="SCENARIO.toml", help="scenario file")
-    s.add_argument(
+    _repeatable(
+        s,
         "--grid",
-        action="append",
-        default=[],
-        metavar="key=v1,v2",
-        help="values of one field, crossed with the other --grid lists; TOML values as in --set, split "
-        'at top-level commas: \'dumbbell.queue={kind="red"},{kind="pi"}\' (repeatable)',
+        "key=v1,v2",
+        "values of one field, crossed with the other --grid lists; TOML values as in --set, split at "
+        'top-level commas: \'dumbbell.queue={kind="red"},{kind="pi"}\' (repeatable)',
     )
-    s.add_argument(
+    _repeatable(
+        s,
         "--zip",
-        action="append",
-        default=[],
-        metavar="key=a,b",
-        help="values that vary together with the other --zip lists (all of the same length; repeatable)",
+        "key=a,b",
+        "values that vary together with the other --zip lists (all of the same length; repeatable)",
     )
-    s.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="key=value",
-        help="change a field in every run (repeatable)",
-    )
+    _sets(s, "change a field in every run (repeatable)")
     seeds = s.add_mutually_exclusive_group()
     seeds.add_argument(
         "--seeds", type=int, metavar="K", help="run each combination with seeds 1..K (default 1)"
