@@ -117,6 +117,13 @@ impl QueueEnv<'_> {
         self.rng.gen::<f64>()
     }
 
+    /// Whether a packet of `size` bytes is selected with probability `p`, in byte mode scaled by its
+    /// size ([`byte_scaled`]): one uniform draw either way.
+    pub fn selects(&mut self, p: f64, byte_mode: bool, size: u32, mean_pktsize: u64) -> bool {
+        let p = if byte_mode { byte_scaled(p, size, mean_pktsize) } else { p };
+        self.uniform() <= p
+    }
+
     pub fn size(&self, pkt: PacketId) -> u32 {
         self.packets.get(pkt).size
     }

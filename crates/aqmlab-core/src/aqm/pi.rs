@@ -15,7 +15,7 @@
 //!   packet is dropped (`NotEct`).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit, queue_unit};
 use crate::net::PacketId;
 use crate::scenario::units::Bytes;
 use crate::sim::time::secs;
@@ -90,9 +90,8 @@ impl FifoAqm for Pi {
             env.drop(pkt, DropReason::Overflow);
             return;
         }
-        let p =
-            if self.cfg.bytes { byte_scaled(self.p, env.size(pkt), self.cfg.mean_pktsize.0) } else { self.p };
-        if env.uniform() <= p && !env.mark_or_drop(pkt, self.cfg.ecn) {
+        let selected = env.selects(self.p, self.cfg.bytes, env.size(pkt), self.cfg.mean_pktsize.0);
+        if selected && !env.mark_or_drop(pkt, self.cfg.ecn) {
             return;
         }
         fifo.push(pkt, env.packets, env.now);

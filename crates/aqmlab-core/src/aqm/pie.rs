@@ -204,12 +204,7 @@ impl Pie {
                 return true;
             }
         }
-        let p = if self.cfg.bytes {
-            self.drop_prob * size as f64 / self.cfg.mean_pktsize.0 as f64
-        } else {
-            self.drop_prob
-        };
-        env.uniform() <= p
+        env.selects(self.drop_prob, self.cfg.bytes, size, self.cfg.mean_pktsize.0)
     }
 }
 

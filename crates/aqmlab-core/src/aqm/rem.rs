@@ -17,7 +17,7 @@
 //!   probability `prob` if it is ECT. Non-ECT packets are never early-dropped (nor marked).
 
 use super::fifo::{Fifo, FifoAqm, FifoQueue};
-use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit, byte_scaled, queue_unit};
+use super::{Buffer, DropReason, LinkInfo, QueueEnv, buffer_limit, queue_unit};
 use crate::net::PacketId;
 use crate::scenario::units::{Bytes, Seconds};
 use crate::sim::time::secs;
@@ -90,12 +90,7 @@ pub struct Rem {
 impl Rem {
     /// True with the (byte-scaled) marking probability for a packet of `size` bytes.
     fn selected(&self, size: u32, env: &mut QueueEnv) -> bool {
-        let p = if self.cfg.queue_in_bytes {
-            byte_scaled(self.prob, size, self.cfg.mean_pktsize.0)
-        } else {
-            self.prob
-        };
-        env.uniform() <= p
+        env.selects(self.prob, self.cfg.queue_in_bytes, size, self.cfg.mean_pktsize.0)
     }
 }
 
