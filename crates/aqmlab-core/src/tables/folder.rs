@@ -70,34 +70,24 @@ impl TableFiles {
     pub fn create(dir: &Path, model: &Model) -> io::Result<TableFiles> {
         let link_names: Vec<String> = model.links.iter().map(|l| l.name.clone()).collect();
         let class_names = model.classes.clone();
+        // A streamed table's file, created empty and named after the table.
+        macro_rules! empty {
+            ($table:ident $(, $names:expr)?) => {
+                TableFile::create(dir, stringify!($table), &super::$table(&Default::default() $(, $names)?))?
+            };
+        }
         let pairs = match model.pair_records {
-            true => Some(TableFile::create(dir, "pairs", &super::pairs(&Default::default(), &[]))?),
+            true => Some(empty!(pairs, &[])),
             false => None,
         };
         Ok(TableFiles {
             dir: dir.to_path_buf(),
-            queue_samples: TableFile::create(
-                dir,
-                "queue_samples",
-                &super::queue_samples(&Default::default(), &[]),
-            )?,
-            aqm_samples: TableFile::create(
-                dir,
-                "aqm_samples",
-                &super::aqm_samples(&Default::default(), &[]),
-            )?,
-            cwnd_trace: TableFile::create(dir, "cwnd_trace", &super::cwnd_trace(&Default::default()))?,
-            flow_series: TableFile::create(dir, "flow_series", &super::flow_series(&Default::default()))?,
-            window_links: TableFile::create(
-                dir,
-                "window_links",
-                &super::window_links(&Default::default(), &[]),
-            )?,
-            window_responses: TableFile::create(
-                dir,
-                "window_responses",
-                &super::window_responses(&Default::default(), &[]),
-            )?,
+            queue_samples: empty!(queue_samples, &[]),
+            aqm_samples: empty!(aqm_samples, &[]),
+            cwnd_trace: empty!(cwnd_trace),
+            flow_series: empty!(flow_series),
+            window_links: empty!(window_links, &[]),
+            window_responses: empty!(window_responses, &[]),
             pairs,
             link_names,
             class_names,
