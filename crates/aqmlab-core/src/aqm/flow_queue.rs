@@ -319,6 +319,20 @@ pub(crate) mod testutil {
         (h, q)
     }
 
+    /// Offers `n` fresh packets of `flow` back to back.
+    pub fn arrive_n<Aqm: FifoAqm>(
+        h: &mut Harness,
+        q: &mut FlowQueues<Aqm>,
+        n: usize,
+        flow: u32,
+        size: u32,
+        ecn: Ecn,
+    ) {
+        for _ in 0..n {
+            arrive(h, q, flow, size, ecn);
+        }
+    }
+
     /// Offers a fresh packet of `flow`; returns it and the first action the discipline reported.
     pub fn arrive<Aqm: FifoAqm>(
         h: &mut Harness,

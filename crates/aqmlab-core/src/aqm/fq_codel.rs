@@ -53,7 +53,7 @@ fq_config! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::flow_queue::testutil::{arrive, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
+    use crate::aqm::flow_queue::testutil::{arrive, arrive_n, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::{mix32, List};
     use crate::aqm::testutil::assert_rejected;
     use crate::aqm::{DropReason, QueueAction, QueueDisc};
@@ -79,12 +79,8 @@ mod tests {
     #[test]
     fn drr_gives_equal_byte_shares_to_1500_and_500_byte_flows() {
         let (mut h, mut q) = fq(Config::default());
-        for _ in 0..1000 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
-        }
-        for _ in 0..3000 {
-            arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 1000, A, 1500, Ecn::NotEct);
+        arrive_n(&mut h, &mut q, 3000, B, 500, Ecn::NotEct);
         // Quantum 1514: A sends 1500 (deficit 14), 1500 (-1486), then B four times
         // (1014, 514, 14, -486); from then on each round is one A packet and three B packets.
         let first: Vec<u32> = (0..15).map(|_| next_flow(&mut h, &mut q)).collect();
@@ -97,9 +93,7 @@ mod tests {
     #[test]
     fn a_new_sparse_flow_is_served_before_backlogged_flows() {
         let (mut h, mut q) = fq(Config::default());
-        for _ in 0..10 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 10, A, 1500, Ecn::NotEct);
         for _ in 0..3 {
             h.depart(&mut q);
         }
@@ -116,9 +110,7 @@ mod tests {
     fn overflow_drops_half_the_fattest_flow_from_its_head() {
         let (mut h, mut q) = fq(Config { limit: 10, ..Default::default() });
         let a: Vec<PacketId> = (0..6).map(|_| arrive(&mut h, &mut q, A, 1500, Ecn::NotEct).0).collect();
-        for _ in 0..4 {
-            arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 4, B, 500, Ecn::NotEct);
         assert!(h.actions.is_empty());
         // The 11th packet (B's) overflows; A holds 9000 B: drop 1500, 3000, 4500 >= 9000 / 2, stop.
         let (last, _) = arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
@@ -133,9 +125,7 @@ mod tests {
     #[test]
     fn overflow_batch_is_capped_by_drop_batch() {
         let (mut h, mut q) = fq(Config { limit: 10, drop_batch: 2, ..Default::default() });
-        for _ in 0..10 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 10, A, 1500, Ecn::NotEct);
         arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
         assert_eq!(h.actions.len(), 2);
         assert_eq!(q.len_packets(), 9);
@@ -144,9 +134,7 @@ mod tests {
     #[test]
     fn per_flow_codel_marks_ect_packets_by_default() {
         let (mut h, mut q) = fq(Config::default());
-        for _ in 0..400 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::Ect0);
-        }
+        arrive_n(&mut h, &mut q, 400, A, 1500, Ecn::Ect0);
         let mut marks = Vec::new();
         for t in 1..300 {
             h.now = t * MS;
@@ -194,9 +182,7 @@ mod tests {
         assert_eq!(dropped[0], 106, "B's CoDel runs its control law");
         // B's packets in ECT(0) are marked by the control law only, not by the threshold.
         let (mut h, mut q) = fq(cfg);
-        for _ in 0..300 {
-            arrive(&mut h, &mut q, B, 1500, Ecn::Ect0);
-        }
+        arrive_n(&mut h, &mut q, 300, B, 1500, Ecn::Ect0);
         let marks: Vec<u64> = (1..300)
             .filter(|&t| {
                 h.now = t * MS;

@@ -89,7 +89,7 @@ fq_config! {
 mod tests {
     use super::*;
     use crate::aqm::fifo::FifoAqm;
-    use crate::aqm::flow_queue::testutil::{arrive, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
+    use crate::aqm::flow_queue::testutil::{arrive, arrive_n, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::FlowQueues;
     use crate::aqm::testutil::assert_rejected;
     use crate::aqm::{DropReason, QueueAction, QueueConfig, QueueDisc};
@@ -143,9 +143,7 @@ mod tests {
     #[test]
     fn a_sparse_flow_overtakes_a_backlogged_one() {
         let (mut h, mut q) = fq(Config::default());
-        for _ in 0..20 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 20, A, 1500, Ecn::NotEct);
         // A spends its first quantum on two packets and goes to old_flows; C then arrives as a new flow
         // with one packet queued behind A's 16, and still leaves next.
         let sent: Vec<u32> = (0..4).map(|_| next_flow(&mut h, &mut q)).collect();
@@ -163,9 +161,7 @@ mod tests {
         let (mut h, mut q) = fq(Config::default());
         for _ in 0..400 {
             arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
-            for _ in 0..5 {
-                arrive(&mut h, &mut q, B, 300, Ecn::NotEct);
-            }
+            arrive_n(&mut h, &mut q, 5, B, 300, Ecn::NotEct);
         }
         // Quantum 1514 B: A's first round is 1500 + 1500 B (deficit -1486), B's six 300-B packets
         // (1514 - 1800 = -286); each later round A has 28 B, then 42, ... of credit and B 1228, ...
@@ -179,9 +175,7 @@ mod tests {
     fn each_bucket_runs_its_own_pie() {
         let (mut h, mut q) = fq(Config::default());
         assert_eq!(q.first_timer(), Some(15 * MS));
-        for _ in 0..20 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 20, A, 1500, Ecn::NotEct);
         arrive(&mut h, &mut q, B, 1500, Ecn::NotEct);
         h.now = 30 * MS;
         let sent: Vec<u32> = (0..3).map(|_| next_flow(&mut h, &mut q)).collect();
@@ -215,9 +209,7 @@ mod tests {
     #[test]
     fn ecn_marks_the_backlogged_flow_up_to_mark_ecnth_then_drops() {
         let (mut h, mut q) = fq(Config { ecn: true, ..Default::default() });
-        for _ in 0..40 {
-            arrive(&mut h, &mut q, A, 1500, Ecn::Ect0);
-        }
+        arrive_n(&mut h, &mut q, 40, A, 1500, Ecn::Ect0);
         // Each ms one A and one B packet arrive and both leave: A's queue stands at 40 packets (40 ms),
         // B's is empty between its packets. An update every 15 ms, until A's probability passes 0.1.
         let (mut marks, mut drops) = (0, 0);
@@ -256,9 +248,7 @@ mod tests {
     fn overflow_drops_from_the_fattest_flow_in_bytes() {
         let (mut h, mut q) = fq(Config { limit: 8, ..Default::default() });
         let a: Vec<_> = (0..3).map(|_| arrive(&mut h, &mut q, A, 1500, Ecn::NotEct).0).collect();
-        for _ in 0..5 {
-            arrive(&mut h, &mut q, B, 500, Ecn::NotEct);
-        }
+        arrive_n(&mut h, &mut q, 5, B, 500, Ecn::NotEct);
         // The 9th packet overflows. A has fewer packets than B but more bytes (4500 against 2500): its
         // head goes, 1500 B, then 3000 B >= 4500 / 2, and the drops stop.
         let (c, _) = arrive(&mut h, &mut q, C, 100, Ecn::NotEct);
