@@ -337,9 +337,7 @@ mod tests {
         assert!(!q.aqm.state.dropping);
         // A fresh standing queue from 350 ms: sojourn reaches 5 ms at 355 ms, so entry at 455 ms with
         // count = delta = 4 - 1 = 3 (455 - 384.4 ms < 1.6 s), next drop at 455 + 100/sqrt(3) ms.
-        for _ in 0..300 {
-            h.arrive(&mut q, 1500, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 300, 1500, Ecn::NotEct);
         let events = run(&mut h, &mut q, 351, 600);
         let entry = 455 * MS;
         let second = entry + step(3);
@@ -358,9 +356,7 @@ mod tests {
         while h.depart(&mut q).is_some() {}
         // Refill 2 s later: entry at 2350 + 5 + 100 ms, more than 16 intervals after drop_next.
         h.now = 2350 * MS;
-        for _ in 0..300 {
-            h.arrive(&mut q, 1500, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 300, 1500, Ecn::NotEct);
         let events = run(&mut h, &mut q, 2351, 2600);
         let times: Vec<u64> = events.iter().map(|e| e.0).collect();
         assert_eq!(times, vec![2455, 2555]);

@@ -123,9 +123,7 @@ mod tests {
     fn drop_front_drops_the_head() {
         let mut h = Harness::new(10_000_000, 0);
         let mut q = FifoQueue::new(DropTail::new(Config { limit: 3, drop_front: true, ..Default::default() }, h.link));
-        for _ in 0..3 {
-            h.arrive(&mut q, 100, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 3, 100, Ecn::NotEct);
         assert!(h.actions.contains(&QueueAction::Dropped(0, DropReason::Overflow)));
         assert_eq!(q.len_packets(), 2);
         assert_eq!(h.depart(&mut q), Some(1));

@@ -373,9 +373,7 @@ mod tests {
         assert_eq!(h.depart(&mut q), Some(0));
         assert!(h.actions.is_empty());
         // 3000 bytes behind it: selected (p' = 1, overload): dropped.
-        for _ in 0..3 {
-            h.arrive(&mut q, 1500, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 3, 1500, Ecn::NotEct);
         h.depart(&mut q);
         assert_eq!(h.actions, vec![QueueAction::Dropped(2, DropReason::Early)]);
     }
@@ -383,9 +381,7 @@ mod tests {
     #[test]
     fn l_packets_are_marked_above_the_1_ms_step_whatever_the_probability() {
         let (mut h, mut q) = dualpi2(Config::default());
-        for _ in 0..3 {
-            h.arrive(&mut q, 1000, Ecn::Ect1);
-        }
+        h.arrive_n(&mut q, 3, 1000, Ecn::Ect1);
         h.now = MS;
         assert_eq!(h.depart(&mut q), Some(0));
         assert!(h.actions.is_empty(), "1 ms is not above the threshold");

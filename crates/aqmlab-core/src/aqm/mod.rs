@@ -441,6 +441,13 @@ pub(crate) mod testutil {
             })
         }
 
+        /// Offers `n` fresh packets back to back.
+        pub fn arrive_n(&mut self, q: &mut dyn QueueDisc, n: usize, size: u32, ecn: Ecn) {
+            for _ in 0..n {
+                self.arrive(q, size, ecn);
+            }
+        }
+
         /// Offers a fresh packet and returns why it was dropped, or None if it was stored (marked or not).
         pub fn arrival_dropped(&mut self, q: &mut dyn QueueDisc, size: u32, ecn: Ecn) -> Option<DropReason> {
             match self.arrive(q, size, ecn)? {

@@ -448,9 +448,7 @@ mod tests {
     #[test]
     fn no_random_drop_during_the_burst_allowance() {
         let (mut h, mut q) = pie(Config::default());
-        for _ in 0..3 {
-            h.arrive(&mut q, 1000, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 3, 1000, Ecn::NotEct);
         q.aqm.drop_prob = 1.0;
         q.aqm.qdelay_old = secs(1.0);
         assert!(q.aqm.burst_allowance > 0);
@@ -492,9 +490,7 @@ mod tests {
     #[test]
     fn ecn_marks_up_to_mark_ecnth_and_drops_above() {
         let (mut h, mut q) = pie(Config { ecn: true, ..Default::default() });
-        for _ in 0..2 {
-            h.arrive(&mut q, 1000, Ecn::Ect0);
-        }
+        h.arrive_n(&mut q, 2, 1000, Ecn::Ect0);
         drop_randomly_at(&mut q, 0.1);
         let verdicts: Vec<_> = (0..300).filter_map(|_| h.arrive(&mut q, 1000, Ecn::Ect0)).collect();
         assert!(verdicts.len() > 10, "about 10 % selected");
@@ -525,9 +521,7 @@ mod tests {
     #[test]
     fn dequeue_rate_estimator_measures_cycles_of_dq_threshold_bytes() {
         let (mut h, mut q) = pie(Config { dq_rate_estimator: true, ..Default::default() });
-        for _ in 0..30 {
-            h.arrive(&mut q, 1000, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 30, 1000, Ecn::NotEct);
         // One departure per ms. At 1 ms 29000 B remain (>= 16384): a cycle opens. Departures at 2..=18 ms
         // count 17 * 1000 = 17000 >= 16384 bytes over 17 ms: 1e6 B/s. 12000 B remain: no new cycle.
         for t in 1..=18 {
@@ -540,9 +534,7 @@ mod tests {
         assert_eq!(q.aqm.qdelay, 12 * MS, "12000 B at 1e6 B/s");
         assert!(close(q.aqm.drop_prob, (0.125 * (0.012 - 0.015) + 1.25 * 0.012) / 2048.0));
         // Second cycle at half the speed: 500000 B/s, averaged 50/50 with the first.
-        for _ in 0..20 {
-            h.arrive(&mut q, 1000, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 20, 1000, Ecn::NotEct);
         for k in 0..=17 {
             h.now = (19 + 2 * k) * MS;
             h.depart(&mut q);
@@ -553,9 +545,7 @@ mod tests {
     #[test]
     fn derandomisation_spaces_drops_by_accumulated_probability() {
         let (mut h, mut q) = pie(Config { derandomize: true, ..Default::default() });
-        for _ in 0..2 {
-            h.arrive(&mut q, 1000, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 2, 1000, Ecn::NotEct);
         drop_randomly_at(&mut q, 0.1);
         // accu_prob = 0.1 .. 0.8 < 0.85: the first 8 arrivals are never dropped.
         for _ in 0..8 {
@@ -614,9 +604,7 @@ mod tests {
     #[test]
     fn l4s_arrivals_skip_the_random_test_and_others_face_it_unchanged() {
         let (mut h, mut q) = pie(l4s());
-        for _ in 0..2 {
-            h.arrive(&mut q, 1000, Ecn::NotEct);
-        }
+        h.arrive_n(&mut q, 2, 1000, Ecn::NotEct);
         drop_randomly_at(&mut q, 1.0);
         for _ in 0..100 {
             assert!(h.arrive(&mut q, 1000, Ecn::Ect1).is_none());

@@ -165,9 +165,7 @@ mod tests {
 
     /// One update period: `arrive` packets of `size` bytes, then `depart` departures, then the timer.
     fn period(q: &mut FifoQueue<Rem>, h: &mut Harness, arrive: usize, depart: usize, size: u32) {
-        for _ in 0..arrive {
-            h.arrive(q, size, Ecn::NotEct);
-        }
+        h.arrive_n(q, arrive, size, Ecn::NotEct);
         for _ in 0..depart {
             h.depart(q);
         }
