@@ -84,6 +84,7 @@ validate: build
 	python3 validation/compare_packmime.py
 	$(PY) validation/compare_packmime_samplers.py
 	$(PY) validation/compare_weigle2005.py
+	$(PY) validation/compare_weigle2005.py --cells all --out validation/results/compare_weigle2005_all.md
 	$(PY) validation/weigle2005_sensitivity.py
 	$(PY) validation/bad_input_probe.py
 	$(PY) validation/compare_ns3.py

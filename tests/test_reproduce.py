@@ -209,8 +209,8 @@ def test_weigle_table_i_agreement_counts_cells_and_orderings(monkeypatch):
 
 
 def test_weigle_ared_finding_gives_the_congestion_signals_and_the_mathis_ratio(monkeypatch):
-    """By hand: ARED's mean goodput over the 11 AQM rows of Table I is 10282 / 11 kb/s, PI's 11569 / 11, a
-    ratio of 0.89; with 4 % of long-lived packets marked by ARED and 16 % by PI (no loss), the Mathis law
+    """By hand: over the 6 rows of Table I with one AQM link ARED's goodputs sum to 5946 kb/s, PI's to 6506,
+    a ratio of 0.91; with 4 % of long-lived packets marked by ARED and 16 % by PI (no loss), the Mathis law
     predicts √(16 / 4) = 2.00."""
     df = _weigle_frame(True)
     df["ll_loss"] = 0.0
@@ -218,8 +218,8 @@ def test_weigle_ared_finding_gives_the_congestion_signals_and_the_mathis_ratio(m
     monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: df)
     monkeypatch.setattr(weigle2005, "ns2_results", lambda: {"cells": {}})
     evidence = weigle2005.findings([])[1].evidence
-    assert "marked or dropped, mean over 11 rows: ARED 4.0 %, PI 16.0 %, REM 9.0 %" in evidence, evidence
-    assert "ARED/PI goodput 0.89, by the Mathis law √(p_PI/p_ARED) = 2.00" in evidence, evidence
+    assert "mean over the 6 rows with one AQM link: ARED 4.0 %, PI 16.0 %, REM 9.0 %" in evidence, evidence
+    assert "ARED/PI goodput 0.91, by the Mathis law √(p_PI/p_ARED) = 2.00" in evidence, evidence
 
 
 def test_weigle_study_rates_count_the_offered_load_as_response_payload():

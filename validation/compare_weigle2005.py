@@ -69,6 +69,11 @@ SETTINGS = {
 AQMLAB_ONLY = {"http_recovery"}
 
 
+# The classes whose load each congested link carries (departures, Mb/s) is compared: whether the two
+# simulators offer the same traffic where it matters.
+LOAD_CLASSES = ("ll_fwd", "http_fwd", "cross")
+
+
 def link_names(combo: tuple[str, ...]) -> list[str]:
     return [f"{a}->{b}" for a, b in CONGESTED[: len(combo)]]
 
@@ -93,7 +98,10 @@ def calibrated_rates(jobs: int, reading: dict | None = None) -> dict[str, float]
 
 def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
     aqm = None if queue == "DT" else queue
-    r = api.run(scenario(combo, aqm, pairs=pairs, **settings), seed=seed)
+    sc = scenario(combo, aqm, pairs=pairs, **settings)
+    r = api.run(sc, seed=seed)
+    window = r.summary["end_s"] - sc["measure"]["warmup"]
+    carried = r.link_classes.set_index(["link", "class"])["departure_bytes"] * 8 / window / 1e6
     flows, classes = r.flows, r.classes.set_index("class")
     ll = flows[flows["group"] == "ll_fwd"]
     links, resp = r.links.set_index("link"), r.responses.set_index("class")
@@ -119,6 +127,8 @@ def run_aqmlab(combo, queue, seed, pairs, settings) -> dict:
         m[f"{name} drops"] = float(links.loc[name, "drops"])
         m[f"{name} marks"] = float(links.loc[name, "marks"])
         m[f"{name} q_mean_pkts"] = float(links.loc[name, "q_mean_pkts"])
+        for cls in LOAD_CLASSES:
+            m[f"{name} {cls} Mb/s"] = float(carried.get((name, cls), 0.0))
     return m
 
 
@@ -155,6 +165,8 @@ def run_ns2(combo, queue, seed, pairs, settings) -> dict:
         m[f"{name} drops"] = float(link["drops"])
         m[f"{name} marks"] = float(link["marks"])
         m[f"{name} q_mean_pkts"] = float(link["q_mean_pkts"])
+        for cls in LOAD_CLASSES:
+            m[f"{name} {cls} Mb/s"] = float(link["load_mbps"].get(cls, 0.0))
     return m
 
 
@@ -295,7 +307,8 @@ def report(cells, seeds, pairs, settings, cache, tag) -> str:
             diff, half = welch(aq, ns)
             significant += abs(diff) > half
             if statistics.fmean(aq) + statistics.fmean(ns):
-                spread.setdefault(metric.split(" ")[-1], []).append((aq, ns))  # "R1->R2 drops" -> "drops"
+                family = metric.split(" ", 1)[1] if "->" in metric else metric  # "R1->R2 drops" -> "drops"
+                spread.setdefault(family, []).append((aq, ns))
             digits = 0 if abs(statistics.fmean(ns)) >= 100 else 2
             lines.append(
                 f"| {metric} | {fmt(aq)} | {fmt(ns)} | {fmt_diff(diff, half, digits)} "

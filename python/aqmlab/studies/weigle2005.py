@@ -470,9 +470,11 @@ def _ared_lowest(df: pd.DataFrame) -> tuple[bool, str] | None:
 
 def _congestion_signals(df: pd.DataFrame, rows: list[tuple[str, ...]]) -> str:
     """Why the AQMs' goodputs order as they do: the share of forward long-lived packets each AQM marks or
-    drops (its congestion signals), averaged over the rows that have it, and the ARED/PI goodput ratio
-    the Mathis law (goodput ∝ 1/√p) predicts from them beside the measured one."""
-    rows = [c for c in rows if all(_has(df, c, q, "ll_marked") for q in AQMS)]
+    drops (its congestion signals), averaged over the rows with one AQM link that have it, and the
+    ARED/PI goodput ratio the Mathis law (goodput ∝ 1/√p) predicts from them beside the measured one.
+    One AQM link: there a packet is marked at most once, so aqmlab's marks and the twin's CE-marked
+    deliveries count the same thing (with two, aqmlab also counts a CE packet marked again)."""
+    rows = [c for c in rows if c.count("AQM") == 1 and all(_has(df, c, q, "ll_marked") for q in AQMS)]
     if not rows:
         return ""
 
@@ -482,7 +484,7 @@ def _congestion_signals(df: pd.DataFrame, rows: list[tuple[str, ...]]) -> str:
     signals = {q: mean_over_rows(q, "ll_marked") + mean_over_rows(q, "ll_loss") for q in AQMS}
     goodput = {q: mean_over_rows(q, "goodput") for q in AQMS}
     return (
-        f"; long-lived packets marked or dropped, mean over {len(rows)} rows: "
+        f"; long-lived packets marked or dropped, mean over the {len(rows)} rows with one AQM link: "
         + ", ".join(f"{q} {signals[q]:.1f} %" for q in AQMS)
         + f"; ARED/PI goodput {goodput['ARED'] / goodput['PI']:.2f}, by the Mathis law "
         f"√(p_PI/p_ARED) = {math.sqrt(signals['PI'] / signals['ARED']):.2f}"
