@@ -331,39 +331,49 @@ def report(cells, seeds, pairs, settings, cache, tag) -> str:
 
 
 def seed_spread(spread: dict[str, list[tuple[list[float], list[float]]]]) -> list[str]:
-    """Whether aqmlab's results vary more from seed to seed than ns-2's. Every cell of a simulator runs
-    the same traffic draws for a given seed, so the cells' seed-to-seed variations are not independent
-    (a seed with a few huge responses loads every cell): besides counting the cells where aqmlab's
-    standard deviation is the larger, each seed is scored by its values relative to each cell's mean,
-    averaged over the cells, and the two simulators' variances of that score are compared by an F test
-    with seeds − 1 degrees of freedom each."""
+    """Whether aqmlab's results sit systematically above or below ns-2's, and whether they vary more from
+    seed to seed. Every cell of a simulator runs the same traffic draws for a given seed, so the cells'
+    seed-to-seed variations are not independent (a seed with a few huge responses loads every cell):
+    besides counting the cells where aqmlab's mean or standard deviation is the larger, each seed is
+    scored by its values relative to each cell's mean over both simulators, averaged over the cells; the
+    two simulators' scores are compared by Welch's t test (level) and an F test (spread), with one score
+    per seed."""
     from scipy import stats
 
     lines = [
-        "### Seed spread",
+        "### Level and seed spread",
         "",
-        "Per metric: the cells where aqmlab's seed-to-seed standard deviation exceeds ns-2's, and the "
-        "variance over seeds of each seed's mean relative value over the cells (value / the cell's mean "
-        "over both simulators), aqmlab's over ns-2's, with its two-sided F-test p-value. Cells share their "
-        "seeds, so only the second is a test.",
+        "Per metric: the cells where aqmlab's mean, and its seed-to-seed standard deviation, exceed ns-2's; "
+        "each seed's score (its values over the cells' means over both simulators, averaged over the "
+        "cells): the mean score, aqmlab's over ns-2's, with Welch's two-sided p, and the score's variance, "
+        "aqmlab's over ns-2's, with the F test's two-sided p. Cells share their seeds, so only the scores "
+        "are tests.",
         "",
-        "| metric | cells with aqmlab's sd > ns-2's | seed-score variance, aqmlab / ns-2 | F-test p |",
-        "|---|---|---|---|",
+        "| metric | cells with aqmlab's mean > ns-2's | level, aqmlab / ns-2 | Welch p "
+        "| cells with aqmlab's sd > ns-2's | seed-score variance, aqmlab / ns-2 | F-test p |",
+        "|---|---|---|---|---|---|---|",
     ]
     for family, cells in spread.items():
+        above = sum(statistics.fmean(aq) > statistics.fmean(ns) for aq, ns in cells)
         wider = sum(statistics.stdev(aq) > statistics.stdev(ns) for aq, ns in cells)
-        score = {}
+        scores = {}
         for sim, i in (("aqmlab", 0), ("ns-2", 1)):
             per_seed = zip(
                 *((v / ((statistics.fmean(c[0]) + statistics.fmean(c[1])) / 2) for v in c[i]) for c in cells),
                 strict=True,
             )
-            score[sim] = statistics.variance([statistics.fmean(s) for s in per_seed])
-        if score["ns-2"] == 0 or score["aqmlab"] == 0:
+            scores[sim] = [statistics.fmean(s) for s in per_seed]
+        var = {sim: statistics.variance(sc) for sim, sc in scores.items()}
+        if var["ns-2"] == 0 or var["aqmlab"] == 0:
             continue  # nothing varies (e.g. marks of drop-tail cells)
-        ratio, dof = score["aqmlab"] / score["ns-2"], len(cells[0][0]) - 1
+        level = statistics.fmean(scores["aqmlab"]) / statistics.fmean(scores["ns-2"])
+        p_level = stats.ttest_ind(scores["aqmlab"], scores["ns-2"], equal_var=False).pvalue
+        ratio, dof = var["aqmlab"] / var["ns-2"], len(cells[0][0]) - 1
         p = 2 * min(stats.f.sf(ratio, dof, dof), stats.f.cdf(ratio, dof, dof))
-        lines.append(f"| {family} | {wider} of {len(cells)} | {ratio:.2f} | {p:.2g} |")
+        lines.append(
+            f"| {family} | {above} of {len(cells)} | {level:.3f} | {p_level:.2g} "
+            f"| {wider} of {len(cells)} | {ratio:.2f} | {p:.2g} |"
+        )
     return [*lines, ""]
 
 
