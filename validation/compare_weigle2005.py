@@ -181,7 +181,8 @@ def load_cache() -> dict[str, dict]:
     if not CACHE.exists():
         return {}
     # a run done again (--require) is appended: its last line wins
-    return {json.loads(line)["key"]: json.loads(line) for line in CACHE.read_text().splitlines() if line}
+    records = (json.loads(line) for line in CACHE.read_text().splitlines() if line)
+    return {r["key"]: r for r in records}
 
 
 # Metrics every cached ns-2 run must hold; a run cached before one of them was kept is run again.
@@ -407,7 +408,6 @@ def main() -> None:
         settings[k] = type(settings[k])(v)
     seeds = list(range(1, a.seeds + 1))
     cells = CELLS[a.cells]
-    RESULTS.mkdir(exist_ok=True)
     if a.ns2_only:
         run_all(cells, seeds, a.pairs, settings, a.jobs, sims=("ns-2",), require=tuple(a.require))
         return

@@ -424,13 +424,13 @@ proc finish {} {
     foreach idx [array names c1] {
         lassign [split $idx ,] key cls v
         set d [expr {$c1($idx) - ([info exists c0($idx)] ? $c0($idx) : 0)}]
-        foreach a {sent drops marks} { if {![info exists ${a}($cls)]} { set ${a}($cls) 0 } }
+        foreach a {sent drops marks ce_delivered} { if {![info exists ${a}($cls)]} { set ${a}($cls) 0 } }
         if {$v eq "pdrops_"} { set drops($cls) [expr {$drops($cls) + $d}] }
         if {$v eq "pmarks_"} { set marks($cls) [expr {$marks($cls) + $d}] }
         if {$v eq "parrivals_" && [info exists uplink($key)]} { set sent($cls) [expr {$sent($cls) + $d}] }
         # CE departures on the hosts' downlinks: the packets delivered marked, each counted once
         if {$v eq "pmarks_" && [info exists downlink($key)]} {
-            set ce_delivered($cls) [expr {([info exists ce_delivered($cls)] ? $ce_delivered($cls) : 0) + $d}]
+            set ce_delivered($cls) [expr {$ce_delivered($cls) + $d}]
         }
     }
     # the forward long-lived class's drops per router link (both directions: data and ACKs)
@@ -448,7 +448,7 @@ proc finish {} {
     set classes {}
     foreach cls [lsort [array names sent]] {
         set loss [expr {$sent($cls) > 0 ? double($drops($cls)) / $sent($cls) : 0}]
-        lappend classes "\"$cls\": {\"sent\": $sent($cls), \"drops\": $drops($cls), \"marks\": $marks($cls), \"ce_delivered\": [expr {[info exists ce_delivered($cls)] ? $ce_delivered($cls) : 0}], \"loss_rate\": [jnum $loss]}"
+        lappend classes "\"$cls\": {\"sent\": $sent($cls), \"drops\": $drops($cls), \"marks\": $marks($cls), \"ce_delivered\": $ce_delivered($cls), \"loss_rate\": [jnum $loss]}"
     }
     # per congested link: drops, marks, arrivals, load by class (Mb/s), mean queue
     set links {}
