@@ -13,8 +13,10 @@ use crate::net::{flags, Ecn, Packet, PacketArena, PacketId};
 use crate::sim::Time;
 use std::num::NonZeroU64;
 
-/// Segments sent per ACK from a partial ACK until recovery ends with `recovery = full_tcp` (ns-2
-/// `Agent/TCP/FullTcp/Newreno`'s `recov_maxburst_`).
+/// Segments sent per ACK during fast recovery: with `recovery = full_tcp` from a partial ACK until
+/// recovery ends (ns-2 `Agent/TCP/FullTcp/Newreno`'s `recov_maxburst_`), with `one_way` on every ACK
+/// that finds three or more duplicates counted, partial ACKs included (ns-2 `Agent/TCP/Newreno`'s
+/// `send_much(0, 0, 2)`).
 const RECOV_MAXBURST: u32 = 2;
 
 /// Which timer of an endpoint an event belongs to.
@@ -469,15 +471,21 @@ impl Endpoint {
         (self.cc.cwnd() + self.dupwnd).min(cfg.max_window as f64)
     }
 
-    /// Sends new data (and the FIN) as far as the window allows.
+    /// Sends new data (and the FIN) as far as the window and the burst limit allow.
     fn send_much(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        let max_burst = if self.recovery_burst { RECOV_MAXBURST } else { cfg.max_burst };
+        self.send_up_to(max_burst, cfg, io);
+    }
+
+    /// Sends new data (and the FIN) as far as the window allows, at most `max_burst` segments (0: no
+    /// limit).
+    fn send_up_to(&mut self, max_burst: u32, cfg: &TcpConfig, io: &mut TcpIo) {
         if self.snd_nxt > self.app_end || (self.snd_nxt == self.app_end && !self.closing) {
             return; // no data and no FIN to send (a receiver's usual case)
         }
         // The window is never negative, so truncation is its floor (ns-2 `int(cwnd_)`): below one
         // segment, after an ECN reduction of a one-segment window, no data goes until the timer expires.
         let allowed = self.window(cfg) as u64 * cfg.mss as u64;
-        let max_burst = if self.recovery_burst { RECOV_MAXBURST } else { cfg.max_burst };
         let mut sent = 0;
         while self.snd_nxt <= self.app_end {
             let len = (self.app_end - self.snd_nxt).min(cfg.mss as u64);
@@ -596,7 +604,11 @@ impl Endpoint {
         }
         // FullTcpAgent::recv sends nothing more on the duplicate ACK that calls dupack_action().
         let hold = full_tcp && fast_retransmitted;
-        if !hold && (self.dupacks == 0 || self.dupacks >= cfg.dupack_threshold) {
+        if self.dupacks >= cfg.dupack_threshold && !full_tcp {
+            // NewRenoTcpAgent::recv: in recovery (a partial ACK leaves the duplicates counted) at
+            // most two segments per ACK; the inflated window's rest leaves when recovery ends.
+            self.send_up_to(RECOV_MAXBURST, cfg, io);
+        } else if !hold && (self.dupacks == 0 || self.dupacks >= cfg.dupack_threshold) {
             self.send_much(cfg, io);
         }
     }
@@ -1390,6 +1402,23 @@ mod tests {
         let last = steps.last().unwrap();
         assert_eq!((last.ack, last.sent.clone()), (55, vec![69]));
         assert_eq!(steps.iter().map(|s| s.sent.len()).max(), Some(2));
+    }
+
+    /// ns-2.35's own trace (Agent/TCP/Newreno, window_ 30, packets 108 and 132 of a full window lost):
+    /// the 28 duplicate ACKs send only the retransmission, as the window is capped at 30 outstanding;
+    /// the partial ACK deflates dupwnd to 28 − (24 − 1) = 5, window 20 over 6 outstanding, yet
+    /// `send_much(0, 0, 2)` lets the retransmission and 2 new segments go; the ACK that ends recovery
+    /// sends cwnd 15 + 1/15 less the 2 outstanding: 13 segments at once.
+    #[test]
+    fn one_way_recovery_sends_at_most_two_new_segments_per_ack() {
+        let (mut p, data) = sender_with_window(TcpConfig::default(), 30.0);
+        p.cfg.max_window = 30;
+        let steps = run_fifo(&mut p, data, &[0, 24], 30);
+        assert_eq!(steps.len(), 28 + 2, "28 duplicate ACKs, a partial ACK, the ACK that ends recovery");
+        let on_dupacks: Vec<u64> = steps[..28].iter().flat_map(|s| s.sent.clone()).collect();
+        assert_eq!(on_dupacks, vec![0]);
+        assert_eq!((steps[28].ack, steps[28].sent.clone()), (24, vec![24, 30, 31]));
+        assert_eq!((steps[29].ack, steps[29].sent.clone()), (30, (32..45).collect::<Vec<_>>()));
     }
 
     /// Losses of the first four segments and the last one of a window of `w` (FullTcp; ssthresh
