@@ -72,7 +72,8 @@ bench-compare: build
 	$(PY) validation/bench.py --compare $(BENCH_ARGS)
 	$(PY) validation/startup.py --compare
 
-# Cross-validation against ns-2.35 (validation/compare_ns2.py: AQMs on the bench dumbbell;
+# Cross-validation against ns-2.35 (validation/compare_newreno_trace.py: one lossy NewReno flow whose
+# window trace must equal ns-2's change for change; validation/compare_ns2.py: AQMs on the bench dumbbell;
 # validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the
 # aqmlab-bench binary and ns; validation/compare_packmime_samplers.py: PackMime's random variables drawn
 # alone in both simulators; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
@@ -80,6 +81,7 @@ bench-compare: build
 # validation/compare_ns3.py: CUBIC, DCTCP and the modern AQMs beside ns-3.37, which it installs and builds).
 validate: build
 	bash validation/ns2/install-ns2.sh
+	$(PY) validation/compare_newreno_trace.py
 	python3 validation/compare_ns2.py
 	python3 validation/compare_packmime.py
 	$(PY) validation/compare_packmime_samplers.py

@@ -660,7 +660,9 @@ impl Endpoint {
         } else {
             let deflated = (self.cc.cwnd() - (acked_segments - self.dupwnd)).max(1.0);
             self.cc.set_cwnd(deflated);
-            self.dupwnd = 0.0;
+            // ns-2 leaves dupwnd_ at 1 "to flag the fast recovery phase": one more segment may go,
+            // and the ACK that ends recovery sees it (last action EXITED).
+            self.dupwnd = 1.0;
         }
         if matches!(self.timing, Some((end, _)) if ack >= end.get()) {
             self.timing = None;
@@ -701,12 +703,15 @@ impl Endpoint {
                 self.dupack_action_full_tcp(cfg, io);
             } else {
                 self.fast_retransmit(cfg, io);
-                self.dupwnd = k as f64;
             }
         } else if self.dupacks > k {
             // Recovery inflates the window by one per further duplicate (ns-2 one-way `++dupwnd_`,
-            // FullTcp `extra_ack()`: `cwnd_++`).
-            self.dupwnd += 1.0;
+            // FullTcp `extra_ack()`: `cwnd_++`). The one-way agent (`exitFastRetrans_` true) does so
+            // only in a fast recovery it started: duplicates it declined to act on (after a timeout,
+            // go-back-N resends data the receiver holds) open nothing.
+            if cfg.recovery == Recovery::FullTcp || self.last_action == CwndAction::Dupack {
+                self.dupwnd += 1.0;
+            }
         } else if cfg.limited_transmit {
             // One new segment beyond cwnd per early duplicate ACK (RFC 3042, ns-2 `send_one`).
             let len = self.app_end.saturating_sub(self.snd_nxt).min(cfg.mss as u64);
@@ -728,8 +733,9 @@ impl Endpoint {
                 self.timing = None;
                 self.arm_rto(io);
                 self.send_segment(self.snd_una, cfg, io);
+                self.dupwnd = cfg.dupack_threshold as f64;
             }
-            return; // "careful" NewReno: no second fast retransmit in one window
+            return; // "careful" NewReno: no second fast retransmit in one window, no inflation
         }
         self.recover = self.snd_max;
         self.last_action = CwndAction::Dupack;
@@ -738,6 +744,7 @@ impl Endpoint {
         self.fast_retransmits += 1;
         self.arm_rto(io);
         self.send_segment(self.snd_una, cfg, io);
+        self.dupwnd = cfg.dupack_threshold as f64;
     }
 
     /// The third duplicate ACK with `recovery = full_tcp` (ns-2 FullTcpAgent::dupack_action).
@@ -1402,6 +1409,28 @@ mod tests {
         let last = steps.last().unwrap();
         assert_eq!((last.ack, last.sent.clone()), (55, vec![69]));
         assert_eq!(steps.iter().map(|s| s.sent.len()).max(), Some(2));
+    }
+
+    /// After a timeout the receiver's duplicates of go-back-N data bring duplicate ACKs below `recover`:
+    /// "careful" NewReno neither retransmits on the third nor inflates the window on any of them
+    /// (ns-2 `exitFastRetrans_`), so a window of one sends nothing more until new data is acked
+    /// (before, each opened one more segment and this run sent 1 to 9).
+    #[test]
+    fn declined_fast_retransmit_does_not_inflate_the_window() {
+        let (mut p, data) = sender_with_window(TcpConfig::default(), 10.0);
+        let resent = fire_rto(&mut p);
+        assert_eq!(segs(&resent), vec![0]);
+        assert_eq!(p.ends[0].cwnd(), 1.0);
+        // The first flight was late, not lost: 1..9 arrive out of order, 9 duplicate ACKs for 0.
+        let mut sent_on_dupacks = Vec::new();
+        for pkt in &data[1..10] {
+            let acks = p.deliver(1, std::slice::from_ref(pkt));
+            assert_eq!(acks.iter().map(|a| seg_no(a.ack)).collect::<Vec<_>>(), vec![0]);
+            sent_on_dupacks.extend(segs(&p.deliver(0, &acks)));
+        }
+        // Limited Transmit goes on with go-back-N on the first two; the other seven open nothing.
+        assert_eq!(sent_on_dupacks, vec![1, 2]);
+        assert_eq!((p.ends[0].dupwnd, p.ends[0].stats().fast_retransmits), (0.0, 0));
     }
 
     /// ns-2.35's own trace (Agent/TCP/Newreno, window_ 30, packets 108 and 132 of a full window lost):
