@@ -846,6 +846,12 @@ impl Endpoint {
             State::Established => {}
         }
         self.recover = self.snd_max;
+        if cfg.recovery == Recovery::FullTcp && self.dupwnd > 0.0 {
+            // FullTcp keeps recovery's inflation in cwnd_ itself (ssthresh + dupacks, +1 per further
+            // duplicate), so a timeout in recovery halves the inflated window.
+            let inflated = self.cc.cwnd() + self.dupwnd;
+            self.cc.set_cwnd(inflated);
+        }
         if self.ecn_ok && self.last_action == CwndAction::Ecn {
             // The last reduction was ECN's: ssthresh is not cut again, cwnd = 1. One-way
             // (TcpAgent::timeout) then records a timeout, so only the first timer after an ECN reduction
@@ -1409,6 +1415,22 @@ mod tests {
         let last = steps.last().unwrap();
         assert_eq!((last.ack, last.sent.clone()), (55, vec![69]));
         assert_eq!(steps.iter().map(|s| s.sent.len()).max(), Some(2));
+    }
+
+    /// FullTcp inflates cwnd_ itself in recovery, so a timeout there halves the inflated window: segment
+    /// 0 of 20 lost, 19 duplicate ACKs make the window cwnd 10 + dupwnd 19 (3 on the third, +1 on each
+    /// of the other 16) = 29, and the timeout sets ssthresh to 14 (before, aqmlab halved the 10 to 5).
+    #[test]
+    fn full_tcp_timeout_in_recovery_halves_the_inflated_window() {
+        let cfg = TcpConfig { limited_transmit: false, recovery: Recovery::FullTcp, ..TcpConfig::default() };
+        let (mut p, data) = sender_with_window(cfg, 20.0);
+        for pkt in &data[1..20] {
+            let acks = p.deliver(1, std::slice::from_ref(pkt));
+            let _ = p.deliver(0, &acks);
+        }
+        assert_eq!((p.ends[0].cwnd() + p.ends[0].dupwnd, p.ends[0].ssthresh()), (29.0, 10.0));
+        let _ = fire_rto(&mut p);
+        assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (1.0, 14.0));
     }
 
     /// After a timeout the receiver's duplicates of go-back-N data bring duplicate ACKs below `recover`:
