@@ -72,8 +72,9 @@ bench-compare: build
 	$(PY) validation/bench.py --compare $(BENCH_ARGS)
 	$(PY) validation/startup.py --compare
 
-# Cross-validation against ns-2.35 (validation/compare_newreno_trace.py: one lossy NewReno flow whose
-# window trace must equal ns-2's change for change; validation/compare_ns2.py: AQMs on the bench dumbbell;
+# Cross-validation against ns-2.35 (validation/compare_newreno_trace.py: one lossy NewReno connection
+# whose packets must leave at ns-2's instants; compare_bulk_parking.py: long-lived flows behind slow
+# access links beside bulk cross traffic; validation/compare_ns2.py: AQMs on the bench dumbbell;
 # validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the
 # aqmlab-bench binary and ns; validation/compare_packmime_samplers.py: PackMime's random variables drawn
 # alone in both simulators; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
@@ -82,6 +83,7 @@ bench-compare: build
 validate: build
 	bash validation/ns2/install-ns2.sh
 	$(PY) validation/compare_newreno_trace.py
+	$(PY) validation/compare_bulk_parking.py
 	python3 validation/compare_ns2.py
 	python3 validation/compare_packmime.py
 	$(PY) validation/compare_packmime_samplers.py

@@ -642,7 +642,6 @@ STUDY = Study(
         "validation/results/compare_weigle2005.md gives both definitions in both simulators.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
-    full_runtime="392 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
-    "runs), measured end to end with /usr/bin/time on 2026-11-24 while ns-2 runs shared the cores at a "
-    "lower priority",
+    full_runtime="330 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
+    "runs), measured end to end with /usr/bin/time on 2026-11-25",
 )
