@@ -64,6 +64,7 @@ SETTINGS = {
     "cross_rate": "cross_rate",
     "mean_pktsize": "mean_pktsize",
     "ared_gentle": "ared_gentle",
+    "delaybox": "delaybox",
 }
 # Settings of aqmlab's model alone: ns-2 is always itself (FullTcp for HTTP), so they are not passed on.
 AQMLAB_ONLY = {"http_recovery"}
@@ -405,7 +406,7 @@ def main() -> None:
         k, _, v = kv.partition("=")
         if k not in SETTINGS:
             ap.error(f"--set {kv}: unknown setting {k!r} (known: {', '.join(sorted(SETTINGS))})")
-        settings[k] = type(settings[k])(v)
+        settings[k] = type(settings.get(k, 0))(v)  # a setting the study leaves at its default: an int
     seeds = list(range(1, a.seeds + 1))
     cells = CELLS[a.cells]
     if a.ns2_only:

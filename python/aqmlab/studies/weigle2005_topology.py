@@ -61,6 +61,7 @@ def scenario(
     mean_pktsize: int | None = None,
     ared_gentle: bool = True,
     aqm_routers: str = "congested",
+    delaybox: bool = True,
     name: str = "weigle2005",
 ) -> dict:
     """The scenario for one row of Table I. `combo` holds "DT" or "AQM" for each congested link in use
@@ -74,7 +75,8 @@ def scenario(
     the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM), and
     `ared_gentle` ARED's gentle region — both for sensitivity runs. `aqm_routers` = "all" reads "all
     routers the AQM" literally: in the rows with an AQM on every congested link, every router-to-router
-    queue runs it ("congested": only the congested links' queues)."""
+    queue runs it ("congested": only the congested links' queues). `delaybox` = False leaves the
+    routers without per-flow delays (a diagnostic the twin mirrors with `delaybox=0`)."""
     if aqm_routers not in ("congested", "all"):
         raise ValueError(f"aqm_routers must be 'congested' or 'all', found {aqm_routers!r}")
     if cross not in ("fwd", "both"):
@@ -146,7 +148,7 @@ def scenario(
     for h in http:
         h["tcp"] = http_tcp
     delayboxes = []
-    for router, sides in boxes.items():
+    for router, sides in boxes.items() if delaybox else ():
         for side, served in sides.items():
             if served:
                 delayboxes.append(
