@@ -373,7 +373,7 @@ impl Endpoint {
             self.snd_una = 1;
             self.snd_nxt = self.snd_nxt.max(1);
             self.rto_timer.cancel();
-            self.take_rtt_sample(1, io.now, false);
+            self.take_rtt_sample(1, io.now, false, cfg);
             d.established = true;
         }
         if self.state != State::Established {
@@ -416,7 +416,10 @@ impl Endpoint {
             f |= flags::ECE | flags::CWR;
         }
         if self.snd_max > 0 {
+            // Karn: a retransmitted SYN times nothing (ns-2 starts timing only above maxseq_ and its
+            // timeout stops the running one), so the handshake gives no RTT sample.
             self.retransmits += 1;
+            self.timing = None;
         } else {
             self.timing = Some((NonZeroU64::MIN, io.now));
         }
@@ -451,7 +454,7 @@ impl Endpoint {
                 self.state = State::Established;
                 self.snd_una = 1;
                 self.rto_timer.cancel();
-                self.take_rtt_sample(1, io.now, false);
+                self.take_rtt_sample(1, io.now, false, cfg);
                 d.established = true;
                 let before = io.out.len();
                 self.send_much(cfg, io);
@@ -636,7 +639,7 @@ impl Endpoint {
         self.dupacks = 0;
         // An RTT sample ends the timer backoff, except on an ECN-Echo ACK while a one-segment window is
         // being backed off for ECN (TcpAgent::newack, FullTcpAgent::newack).
-        self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece);
+        self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece, cfg);
         let segments = (ack - self.snd_una) as f64 / cfg.mss as f64;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -679,7 +682,7 @@ impl Endpoint {
     /// inflation is gone, duplicate ACKs keep counting), and at most [`RECOV_MAXBURST`] segments go per
     /// ACK until recovery ends. No window growth (`open_cwnd_on_pack_` false).
     fn on_partial_ack_full_tcp(&mut self, ack: u64, ece: bool, cfg: &TcpConfig, io: &mut TcpIo) {
-        self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece);
+        self.take_rtt_sample(ack, io.now, self.ecn_backoff && ece, cfg);
         if !ece {
             self.ecn_backoff = false;
         }
@@ -880,16 +883,19 @@ impl Endpoint {
     }
 
     /// Takes an RTT sample when `ack` covers the timed segment; the sample ends the timer backoff
-    /// unless `hold_backoff`.
-    fn take_rtt_sample(&mut self, ack: u64, now: Time, hold_backoff: bool) {
+    /// unless `hold_backoff`. FullTcp ends it on every new ACK, sample or not (FullTcpAgent::newack),
+    /// the one-way agent only with a sample (TcpAgent::newack).
+    fn take_rtt_sample(&mut self, ack: u64, now: Time, hold_backoff: bool, cfg: &TcpConfig) {
+        let mut ends_backoff = cfg.recovery == Recovery::FullTcp;
         if let Some((end, sent)) = self.timing {
             if ack >= end.get() {
                 self.rtt.sample(now - sent, now);
-                if !hold_backoff {
-                    self.rtt.backoff = 1;
-                }
+                ends_backoff = true;
                 self.timing = None;
             }
+        }
+        if ends_backoff && !hold_backoff {
+            self.rtt.backoff = 1;
         }
     }
 
@@ -1415,6 +1421,23 @@ mod tests {
         let last = steps.last().unwrap();
         assert_eq!((last.ack, last.sent.clone()), (55, vec![69]));
         assert_eq!(steps.iter().map(|s| s.sent.len()).max(), Some(2));
+    }
+
+    /// A lost SYN: the retransmitted one times nothing (Karn), so the connection keeps the initial 3 s
+    /// timeout; the one-way agent keeps its backoff (6 s) until a sample, FullTcp ends it on the SYN-ACK
+    /// (3 s). Before, the first SYN's timing survived and the handshake gave a 3 s sample: 9 s.
+    #[test]
+    fn a_retransmitted_syn_gives_no_rtt_sample() {
+        for (recovery, timeout_s) in [(Recovery::OneWay, 6.0), (Recovery::FullTcp, 3.0)] {
+            let mut p = Pair::new(TcpConfig { recovery, ..TcpConfig::default() });
+            let _lost = p.call(0, |e, cfg, io| e.connect(cfg, io));
+            let syn = fire_rto(&mut p);
+            assert!(syn[0].has(flags::SYN));
+            let syn_ack = p.deliver(1, &syn);
+            let _ = p.deliver(0, &syn_ack);
+            assert_eq!(p.ends[0].state, State::Established);
+            assert_eq!(crate::sim::time::to_secs(p.ends[0].rtt.timeout()), timeout_s, "{recovery:?}");
+        }
     }
 
     /// FullTcp inflates cwnd_ itself in recovery, so a timeout there halves the inflated window: segment
