@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import random
-import struct
 import subprocess
 import sys
 import tempfile
@@ -82,26 +81,17 @@ def from_first(departures: list[tuple[float, int]], unit: int) -> list[tuple[flo
     return [(t - t0, (s - s0) // unit) for t, s in departures]
 
 
-def pcap_data(path: Path) -> list[tuple[float, int]]:
-    """(time, TCP sequence number) of the packets with payload in an aqmlab capture (raw IPv4)."""
-    out, data = [], path.read_bytes()
-    at = 24
-    while at + 16 <= len(data):
-        sec, nsec, incl, orig = struct.unpack_from("<IIII", data, at)
-        ip = data[at + 16 : at + 16 + incl]
-        at += 16 + incl
-        if orig > 40:
-            out.append((sec + nsec * 1e-9, struct.unpack_from(">I", ip, (ip[0] & 15) * 4 + 4)[0]))
-    return out
-
-
 def run_aqmlab(sender: str) -> tuple[dict, list[tuple[float, int]]]:
     from aqmlab import api
+    from aqmlab.studies.l4s_coexistence import read_capture
 
     r = api.run(scenario(sender), seed=1)
     f = r.flows.iloc[0]
     counters = {"timeouts": int(f.timeouts - f.timeouts_after_ecn), "cwnd": float(f.cwnd)}
-    return counters, from_first(pcap_data(Path(r.pcap_paths["s->d"])), MSS)
+    sent = read_capture(Path(r.pcap_paths["s->d"]))
+    data = sent[sent["size"] > 40]  # the key's low 32 bits are the TCP sequence number
+    departures = list(zip(data["t"].tolist(), (data["key"] & 0xFFFFFFFF).tolist(), strict=True))
+    return counters, from_first(departures, MSS)
 
 
 def run_ns2(sender: str) -> tuple[dict, list[tuple[float, int]]]:
