@@ -83,6 +83,7 @@ bench-compare: build
 validate: build
 	bash validation/ns2/install-ns2.sh
 	$(PY) validation/compare_newreno_trace.py
+	$(PY) validation/compare_http_replay.py
 	$(PY) validation/compare_bulk_parking.py
 	python3 validation/compare_ns2.py
 	python3 validation/compare_packmime.py

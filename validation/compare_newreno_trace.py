@@ -50,7 +50,7 @@ def losses() -> list[int]:
 
 def scenario(sender: str) -> dict:
     """The aqmlab twin of newreno_trace.tcl for one of `SENDERS`. aqmlab's list counts data packets
-    from 1, and FullTcp's handshake ACK is not a separate packet in aqmlab: one position less there."""
+    from 1, where ns-2's counts the SYN at 0 and FullTcp's handshake ACK: one position less for FullTcp."""
     agent, sink = SENDERS[sender]
     full = agent == "fulltcp"
     tcp = {"mss": MSS, "ecn": True, "max_window": 30, "delayed_ack": sink == "delack"}

@@ -22,8 +22,10 @@
 #     delaybox=1      0: no DelayBox rules (R0/R1 forward every packet undelayed); client / server:
 #                     only R0's / only R1's rules -- for diagnosis
 #     delayfile=PREFIX  write every DelayBox flow entry (src dst fid delay) to PREFIX.R0 / PREFIX.R1
+#     bneck=10        bottleneck rate R0<->R1 (Mb/s); with a higher `rate` it congests the bottleneck
+#     bqueue=100      bottleneck queue limit_ (packets, both directions)
 #
-# Topology (as the TOML): client --100Mb,1ms-- R0 --10Mb,1ms-- R1 --100Mb,1ms-- server.
+# Topology (as the TOML): client --100Mb,1ms-- R0 --10Mb (bneck),1ms-- R1 --100Mb,1ms-- server.
 # R0 and R1 are DelayBox nodes. Queue limit_: 1000 on the access links, 100 on the bottleneck (both
 # directions), DropTail. R0 delays every flow with RandomVariable/PackMimeHTTPXmit type 0 (client side),
 # R1 with type 1 (server side), rules for both directions (client->server, server->client), no loss,
@@ -60,6 +62,8 @@ set cfg(keep) 0
 set cfg(delaybox) 1
 set cfg(nodelay) 0
 set cfg(delayfile) ""
+set cfg(bneck) 10
+set cfg(bqueue) 100
 set pos [positional_args]
 if {[llength $pos] >= 1} { set seed [lindex $pos 0] }
 if {[llength $pos] > 1} { puts stderr "usage: ns packmime.tcl ?seed? ?key=value ...?"; exit 2 }
@@ -116,9 +120,9 @@ set server [$ns node]
 set R0 [$ns DelayBox]
 set R1 [$ns DelayBox]
 $ns duplex-link $client $R0 100Mb 1ms DropTail
-$ns duplex-link $R0 $R1 10Mb 1ms DropTail
+$ns duplex-link $R0 $R1 $cfg(bneck)Mb 1ms DropTail
 $ns duplex-link $R1 $server 100Mb 1ms DropTail
-foreach {x y lim} [list $client $R0 1000 $R0 $client 1000 $R0 $R1 100 $R1 $R0 100 \
+foreach {x y lim} [list $client $R0 1000 $R0 $client 1000 $R0 $R1 $cfg(bqueue) $R1 $R0 $cfg(bqueue) \
                       $R1 $server 1000 $server $R1 1000] {
     $ns queue-limit $x $y $lim
 }
@@ -217,7 +221,7 @@ proc finish {} {
     set mean [expr {$n > 0 ? $sum / $n : -1}]
     set win [expr {$duration - $warm}]
     foreach d {fwd rev} {
-        set u($d) [expr {($snap(end,$d,bdep) - $snap(warm,$d,bdep)) * 8.0 / (10e6 * $win)}]
+        set u($d) [expr {($snap(end,$d,bdep) - $snap(warm,$d,bdep)) * 8.0 / ($cfg(bneck) * 1e6 * $win)}]
         set dr($d) [expr {$snap(end,$d,drops) - $snap(warm,$d,drops)}]
         set ar($d) [expr {$snap(end,$d,arr) - $snap(warm,$d,arr)}]
     }

@@ -208,10 +208,11 @@ impl Estimate {
             .map(|h| {
                 let stop = h.stop.map_or(s.duration.0, |d| d.0.min(s.duration.0));
                 let active = stop.saturating_sub(h.start.0) as f64 * 1e-9;
-                if h.rate.is_finite() && h.rate > 0.0 {
-                    (h.rate * active).min(u64::MAX as f64) as u64
-                } else {
-                    0
+                match h.rate {
+                    Some(rate) if rate.is_finite() && rate > 0.0 => {
+                        (rate * active).min(u64::MAX as f64) as u64
+                    }
+                    _ => 0,
                 }
             })
             .fold(0u64, u64::saturating_add);

@@ -4,13 +4,16 @@
 use super::{Event, Simulation};
 use crate::metrics::one_way::OneWayDelay;
 use crate::net::{PacketId, Proto};
-use crate::scenario::build::{DelayBoxModel, DelayDist, FlowModel, HttpModel, Placement, Traffic};
+use crate::scenario::build::{
+    DelayBoxModel, DelayDist, FlowModel, HttpModel, HttpSource, Placement, Traffic,
+};
 use crate::scenario::DelayDirection;
 use crate::sim::{rng, time, Rng, Time};
 use crate::tcp::endpoint::{TcpIo, TimerKind};
 use crate::tcp::{Endpoint, Role, TcpStats};
 use crate::traffic::app::Application;
 use crate::traffic::http::HttpConnection;
+use crate::traffic::http_trace::TracedConnection;
 use crate::traffic::packmime::Pair;
 use crate::traffic::packmime::{
     ConnectionPlanner, FlowArrivals, HttpVersion, RequestSizes, ResponseSizes, RttModel, RttSide,
@@ -171,47 +174,90 @@ struct Ends {
     reverse_route: u32,
 }
 
-/// A PackMime-HTTP generator: opens connections at the model's arrival process.
+/// An HTTP generator: opens connections at PackMime-HTTP's arrival process, or replays a trace.
 pub(super) struct Generator {
     placements: Vec<Placement>,
     next_placement: usize,
     class: u16,
     tcp: u16,
     stop: Time,
-    arrivals: FlowArrivals,
-    planner: ConnectionPlanner,
-    server_delay: ServerDelay,
+    source: ConnectionSource,
     rng: Rng,
     pub started: u64,
     pub finished: u64,
     pub pairs_planned: u64,
 }
 
+enum ConnectionSource {
+    Packmime {
+        arrivals: FlowArrivals,
+        planner: Box<ConnectionPlanner>,
+        server_delay: ServerDelay,
+    },
+    /// The trace's connections not yet opened, the next one last.
+    Trace(Vec<TracedConnection>),
+}
+
+impl ConnectionSource {
+    /// The next connection's pairs and server delays, and when the one after it opens (None: never).
+    fn next(&mut self, now: Time, rng: &mut Rng) -> Option<(Vec<Pair>, Vec<f64>, Option<Time>)> {
+        match self {
+            ConnectionSource::Packmime { arrivals, planner, server_delay } => {
+                let plan = planner.plan(rng);
+                let delays = plan.iter().map(|_| server_delay.sample(rng)).collect();
+                let gap = time::secs(arrivals.next_gap(rng)).max(1);
+                Some((plan, delays, Some(now + gap)))
+            }
+            ConnectionSource::Trace(rest) => {
+                let c = rest.pop()?;
+                Some((c.pairs, c.server_delays, rest.last().map(|n| n.start)))
+            }
+        }
+    }
+
+    /// When the first connection opens, given the generator's start.
+    fn first(&self, start: Time) -> Option<Time> {
+        match self {
+            ConnectionSource::Packmime { .. } => Some(start),
+            ConnectionSource::Trace(rest) => rest.last().map(|c| c.start.max(start)),
+        }
+    }
+}
+
 impl Generator {
     pub fn new(h: &HttpModel, mut rng: Rng) -> Self {
-        let version = if h.persistent { HttpVersion::Http11 } else { HttpVersion::Http10 };
-        let arrivals = FlowArrivals::new(h.rate, h.lrd, &mut rng);
-        let requests = RequestSizes::new(h.rate, h.lrd, &mut rng);
-        let planner = ConnectionPlanner::new(
-            version,
-            ThinkTimeScope::PerConnection,
-            requests,
-            ResponseSizes::new(h.rate),
-        );
+        let source = match &h.source {
+            HttpSource::Packmime { rate, persistent, lrd } => {
+                let version = if *persistent { HttpVersion::Http11 } else { HttpVersion::Http10 };
+                let arrivals = FlowArrivals::new(*rate, *lrd, &mut rng);
+                let requests = RequestSizes::new(*rate, *lrd, &mut rng);
+                let planner = ConnectionPlanner::new(
+                    version,
+                    ThinkTimeScope::PerConnection,
+                    requests,
+                    ResponseSizes::new(*rate),
+                );
+                ConnectionSource::Packmime { arrivals, planner: Box::new(planner), server_delay: ServerDelay }
+            }
+            HttpSource::Trace(conns) => ConnectionSource::Trace(conns.iter().rev().cloned().collect()),
+        };
         Generator {
             placements: h.placements.clone(),
             next_placement: 0,
             class: h.class,
             tcp: h.tcp,
             stop: h.stop,
-            arrivals,
-            planner,
-            server_delay: ServerDelay,
+            source,
             rng,
             started: 0,
             finished: 0,
             pairs_planned: 0,
         }
+    }
+
+    /// When the generator opens its first connection (None: never).
+    pub fn first_connection(&self, start: Time) -> Option<Time> {
+        self.source.first(start)
     }
 }
 
@@ -353,13 +399,10 @@ impl Simulation<'_> {
             if writes == 0 && !close {
                 continue;
             }
-            self.with_endpoint(f, side, |e, cfg, io| {
-                if writes > 0 {
-                    e.write(cfg, writes, io);
-                }
-                if close {
-                    e.close(cfg, io);
-                }
+            self.with_endpoint(f, side, |e, cfg, io| match (writes > 0, close) {
+                (true, true) => e.write_last(cfg, writes, io),
+                (true, false) => e.write(cfg, writes, io),
+                _ => e.close(cfg, io),
             });
         }
     }
@@ -517,16 +560,16 @@ impl Simulation<'_> {
         if self.now >= gen.stop {
             return;
         }
+        let Some((plan, delays, next)) = gen.source.next(self.now, &mut gen.rng) else { return };
         let place = gen.placements[gen.next_placement % gen.placements.len()];
         gen.next_placement += 1;
-        let plan = gen.planner.plan(&mut gen.rng);
-        let delays: Vec<f64> = plan.iter().map(|_| gen.server_delay.sample(&mut gen.rng)).collect();
         let name = format!("{}/{}", self.model.http[g as usize].stream, gen.started);
         gen.started += 1;
         gen.pairs_planned += plan.len() as u64;
-        let gap = time::secs(gen.arrivals.next_gap(&mut gen.rng)).max(1);
         let (class, tcp) = (gen.class, gen.tcp);
-        self.events.schedule(self.now + gap, Event::Connect(g));
+        if let Some(at) = next {
+            self.events.schedule(at, Event::Connect(g));
+        }
         let slot = self.next_slot();
         let ends = Ends { slot, class, route: place.route, reverse_route: place.reverse_route };
         let state = self.tcp_state(tcp, ends, &name, Box::new(HttpConnection::new(plan, delays)));

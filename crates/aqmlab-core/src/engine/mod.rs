@@ -402,7 +402,9 @@ impl<'s> Simulation<'s> {
             }
         }
         for (g, h) in sim.model.http.iter().enumerate() {
-            sim.events.schedule(h.start, Event::Connect(g as u32));
+            if let Some(at) = sim.generators[g].first_connection(h.start) {
+                sim.events.schedule(at, Event::Connect(g as u32));
+            }
         }
         sim
     }

@@ -274,8 +274,11 @@ pub struct HttpSpec {
     /// Client nodes (connections are assigned round-robin over the client × server pairs).
     pub clients: NodeSel,
     pub servers: NodeSel,
-    /// New connections per second.
-    pub rate: f64,
+    /// New connections per second (or `trace`).
+    pub rate: Option<f64>,
+    /// Replay the connections of this file instead of drawing them (docs/traffic.md#replaying-a-connection-trace);
+    /// relative to the scenario file.
+    pub trace: Option<String>,
     /// "1.1" (persistent connections, study W) or "1.0" (one pair per connection).
     #[serde(default = "default_http_version")]
     pub version: String,

@@ -113,7 +113,9 @@ pub struct Endpoint {
     route: u32,
     class: u16,
     last_action: CwndAction,
-    unacked_segments: u32,
+    /// What this side has received in order since it last sent an ACK: segments, or with
+    /// `recovery = full_tcp` bytes (ns-2 FullTcp's `rcv_nxt_ - last_ack_sent_`).
+    unacked: u32,
     rcv_nxt: u64,
     snd_una: u64,
     snd_nxt: u64,
@@ -258,7 +260,7 @@ impl Endpoint {
             ooo: OutOfOrder::default(),
             peer_fin: None,
             fin_delivered: false,
-            unacked_segments: 0,
+            unacked: 0,
             ece_pending: false,
             delack_timer: LazyTimer::default(),
             segments_sent: 0,
@@ -328,6 +330,33 @@ impl Endpoint {
         }
     }
 
+    /// Queues the last `bytes` of application data and closes. With `recovery = full_tcp` this is ns-2
+    /// FullTcp's `sendmsg(bytes, "MSG_EOF")`: the FIN rides on the segment that empties the buffer if
+    /// nothing is outstanding when it leaves, else it follows alone once everything is acknowledged
+    /// (`close_on_empty_`); otherwise it is `write` then `close`.
+    pub fn write_last(&mut self, cfg: &TcpConfig, bytes: u64, io: &mut TcpIo) {
+        if cfg.recovery != Recovery::FullTcp {
+            self.write(cfg, bytes, io);
+            return self.close(cfg, io);
+        }
+        debug_assert!(!self.closing, "write after close");
+        self.app_end += bytes;
+        self.closing = true;
+        if self.state == State::Established {
+            self.send_much(cfg, io);
+        }
+    }
+
+    /// Whether the segment `[seq, seq + len)` carries the FIN: it ends the data of a closing side and,
+    /// with `recovery = full_tcp`, nothing is outstanding or the FIN has been sent before.
+    fn carries_fin(&self, seq: u64, len: u64, cfg: &TcpConfig) -> bool {
+        self.closing
+            && seq + len == self.app_end
+            && (cfg.recovery != Recovery::FullTcp
+                || self.snd_una == self.snd_max
+                || self.snd_max > self.app_end)
+    }
+
     /// Closes the sending direction: a FIN follows the data already written.
     pub fn close(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
         if self.closing {
@@ -352,7 +381,7 @@ impl Endpoint {
             TimerOutcome::Fire => match kind {
                 TimerKind::Retransmit => self.on_rto(cfg, io),
                 TimerKind::DelayedAck => {
-                    if self.unacked_segments > 0 {
+                    if self.unacked > 0 {
                         self.send_ack(io);
                     }
                 }
@@ -457,6 +486,11 @@ impl Endpoint {
                 self.take_rtt_sample(1, io.now, false, cfg);
                 d.established = true;
                 let before = io.out.len();
+                if cfg.recovery == Recovery::FullTcp {
+                    // ns-2's FullTcp acknowledges the SYN-ACK with a pure ACK before any data, as the
+                    // connect() of a socket API completes before the first write.
+                    self.send_ack(io);
+                }
                 self.send_much(cfg, io);
                 if io.out.len() == before {
                     self.send_ack(io);
@@ -492,8 +526,7 @@ impl Endpoint {
         let mut sent = 0;
         while self.snd_nxt <= self.app_end {
             let len = (self.app_end - self.snd_nxt).min(cfg.mss as u64);
-            let fin = self.closing && self.snd_nxt + len == self.app_end;
-            if len == 0 && !fin {
+            if len == 0 && !self.carries_fin(self.snd_nxt, 0, cfg) {
                 break;
             }
             if len > 0 && self.snd_nxt - self.snd_una + len > allowed {
@@ -539,7 +572,7 @@ impl Endpoint {
     /// `snd_nxt` past it when it is the next one in sequence.
     fn send_segment(&mut self, seq: u64, cfg: &TcpConfig, io: &mut TcpIo) {
         let len = self.app_end.saturating_sub(seq).min(cfg.mss as u64);
-        let fin = self.closing && seq + len == self.app_end;
+        let fin = self.carries_fin(seq, len, cfg);
         let end = seq + len + fin as u64;
         let mut f = flags::ACK | if fin { flags::FIN } else { 0 };
         let ecn = if self.ecn_ok && len > 0 { cfg.ecn_codepoint.ecn() } else { Ecn::NotEct };
@@ -947,12 +980,24 @@ impl Endpoint {
         if filled_gap || !cfg.delayed_ack {
             return true;
         }
-        self.unacked_segments += 1;
-        if self.unacked_segments >= cfg.ack_every {
-            return true;
-        }
+        let at = if cfg.recovery == Recovery::FullTcp {
+            // ns-2's FullTcp counts bytes (`need_send`: `segsperack_` full segments' worth), so a short
+            // segment waits; its delayed-ACK timer ticks on a global grid of `interval_` from time 0.
+            self.unacked = self.unacked.saturating_add(d.bytes.min(u32::MAX as u64) as u32);
+            if self.unacked >= cfg.ack_every.saturating_mul(cfg.mss) {
+                return true;
+            }
+            let tick = cfg.delack_timeout.0.max(1);
+            (io.now / tick + 1) * tick
+        } else {
+            self.unacked += 1;
+            if self.unacked >= cfg.ack_every {
+                return true;
+            }
+            io.now + cfg.delack_timeout.0
+        };
         if !self.delack_timer.is_armed() {
-            if let Some(t) = self.delack_timer.arm(io.now + cfg.delack_timeout.0) {
+            if let Some(t) = self.delack_timer.arm(at) {
                 io.timers.push((TimerKind::DelayedAck, t));
             }
         }
@@ -965,7 +1010,7 @@ impl Endpoint {
     /// both states. Called before the segment is accepted: the ACK is for the data before it.
     fn dctcp_ce_state(&mut self, ce: bool, io: &mut TcpIo) {
         if ce != self.ece_pending {
-            if self.unacked_segments > 0 {
+            if self.unacked > 0 {
                 self.send_ack(io);
             }
             self.ece_pending = ce;
@@ -983,7 +1028,7 @@ impl Endpoint {
             f |= flags::ECE;
         }
         if f & flags::ACK != 0 {
-            self.unacked_segments = 0;
+            self.unacked = 0;
             self.delack_timer.cancel();
         }
         self.segments_sent += 1;
@@ -1010,6 +1055,7 @@ impl Endpoint {
 mod tests {
     use super::*;
     use crate::scenario::units::Duration;
+    use crate::sim::time;
     use crate::tcp::cc::dctcp::Dctcp;
     use crate::tcp::cc::newreno::NewReno;
     use crate::tcp::cc::prague::Prague;
@@ -1454,6 +1500,56 @@ mod tests {
         assert_eq!((p.ends[0].cwnd() + p.ends[0].dupwnd, p.ends[0].ssthresh()), (29.0, 10.0));
         let _ = fire_rto(&mut p);
         assert_eq!((p.ends[0].cwnd(), p.ends[0].ssthresh()), (1.0, 14.0));
+    }
+
+    /// ns-2 FullTcp's connection life, found by replaying HTTP connections in both simulators
+    /// (validation/compare_http_replay.py): a pure ACK of the SYN-ACK before the first data
+    /// (`tcp-full.cc`: "special to ns: generate pure ACK here"); a short segment is acknowledged by the
+    /// delayed-ACK timer, which ticks on a 100-ms grid from time 0, while a full segment's worth of bytes
+    /// is acknowledged at once (`need_send`); the FIN of `sendmsg(n, "MSG_EOF")` rides on the segment that
+    /// empties the buffer only if nothing is outstanding then, else it follows alone once all is ACKed.
+    #[test]
+    fn full_tcp_opens_acknowledges_and_closes_as_ns2() {
+        let cfg =
+            TcpConfig { recovery: Recovery::FullTcp, mss: MSS as u32, ack_every: 1, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg.clone());
+        let syn = p.call(0, |e, cfg, io| {
+            e.connect(cfg, io);
+            e.write(cfg, 300, io);
+        });
+        let syn_ack = p.deliver(1, &syn);
+        let sent = p.deliver(0, &syn_ack);
+        assert_eq!(
+            sent.iter().map(|s| s.payload()).collect::<Vec<_>>(),
+            [0, 300],
+            "pure ACK, then the request"
+        );
+        // The 300-byte request waits for the grid: received at 0.25 s, acknowledged at 0.3 s.
+        p.timers.clear();
+        p.now = time::secs(0.25);
+        assert!(p.deliver(1, &sent).is_empty());
+        assert_eq!(p.timers, [(TimerKind::DelayedAck, time::secs(0.3))]);
+        // A one-segment response with MSG_EOF, nothing outstanding: the FIN rides on it.
+        let rsp = p.call(1, |e, cfg, io| e.write_last(cfg, 500, io));
+        assert_eq!((rsp.len(), rsp[0].payload(), rsp[0].has(flags::FIN)), (1, 500, true));
+        // Three segments: data alone, then the FIN once everything is acknowledged.
+        let mut p = Pair::new(cfg);
+        let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+        let syn_ack = p.deliver(1, &syn);
+        let ack = p.deliver(0, &syn_ack);
+        let _ = p.deliver(1, &ack);
+        let first = p.call(1, |e, cfg, io| e.write_last(cfg, 3 * MSS, io));
+        let acks = p.deliver(0, &first);
+        assert_eq!((first.len(), acks.len()), (2, 2), "initial window 2; a full segment is ACKed at once");
+        let last = p.deliver(1, &acks);
+        assert_eq!((last.len(), last[0].payload(), last[0].has(flags::FIN)), (1, MSS as u32, false));
+        let ack = p.deliver(0, &last);
+        let fin = p.deliver(1, &ack);
+        assert_eq!(
+            (fin.len(), fin[0].payload(), fin[0].has(flags::FIN)),
+            (1, 0, true),
+            "FIN once all is ACKed"
+        );
     }
 
     /// After a timeout the receiver's duplicates of go-back-N data bring duplicate ACKs below `recover`:

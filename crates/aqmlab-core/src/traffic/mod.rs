@@ -9,6 +9,7 @@ pub mod bulk;
 pub mod empirical;
 pub mod files;
 pub mod http;
+pub mod http_trace;
 pub mod packmime;
 pub mod udp;
 pub mod web_users;

@@ -1,7 +1,8 @@
 //! `[[http]]`: PackMime-HTTP generators, each opening connections between every client and server.
 
-use super::{Builder, HttpModel};
+use super::{Builder, HttpModel, HttpSource};
 use crate::scenario::ScenarioError;
+use crate::traffic::http_trace;
 
 impl Builder<'_> {
     pub(super) fn http(&mut self) -> Result<Vec<HttpModel>, ScenarioError> {
@@ -9,18 +10,39 @@ impl Builder<'_> {
         for (g, spec) in self.s.http.iter().enumerate() {
             let path = format!("http[{g}]");
             let name = if spec.name.is_empty() { format!("http{g}") } else { spec.name.clone() };
-            if !(spec.rate.is_finite() && spec.rate > 0.0) {
-                return Err(self
-                    .cx
-                    .err(format!("{path}.rate"), "a positive number of new connections per second"));
-            }
-            let persistent = match spec.version.as_str() {
-                "1.1" => true,
-                "1.0" => false,
-                v => {
-                    return Err(self
-                        .cx
-                        .err(format!("{path}.version"), format!("\"1.0\" or \"1.1\", found {v:?}")))
+            let source = match (spec.rate, &spec.trace) {
+                (Some(_), Some(_)) => {
+                    return Err(self.cx.err(
+                        format!("{path}.trace"),
+                        "either `rate` (PackMime-HTTP connections) or `trace` (a connection file), not both",
+                    ))
+                }
+                (None, None) => {
+                    return Err(self.cx.err(
+                        format!("{path}.rate"),
+                        "a positive number of new connections per second (or `trace`, a connection file)",
+                    ))
+                }
+                (None, Some(file)) => HttpSource::Trace(
+                    http_trace::read(file, self.cx.file)
+                        .map_err(|m| self.cx.err(format!("{path}.trace"), m))?,
+                ),
+                (Some(rate), None) => {
+                    if !(rate.is_finite() && rate > 0.0) {
+                        return Err(self
+                            .cx
+                            .err(format!("{path}.rate"), "a positive number of new connections per second"));
+                    }
+                    let persistent = match spec.version.as_str() {
+                        "1.1" => true,
+                        "1.0" => false,
+                        v => {
+                            return Err(self
+                                .cx
+                                .err(format!("{path}.version"), format!("\"1.0\" or \"1.1\", found {v:?}")))
+                        }
+                    };
+                    HttpSource::Packmime { rate, persistent, lrd: spec.lrd }
                 }
             };
             let placements = self.placements(&spec.clients.names(), &spec.servers.names(), &path)?;
@@ -45,9 +67,7 @@ impl Builder<'_> {
                 name,
                 tcp: self.tcp.id(&spec.tcp, &path, &self.cx)?,
                 placements,
-                rate: spec.rate,
-                persistent,
-                lrd: spec.lrd,
+                source,
                 start: spec.start.0,
                 stop: spec.stop.map(|d| d.0).unwrap_or(self.s.duration.0),
             });
@@ -59,6 +79,7 @@ impl Builder<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::test_scenarios::{error, model, two_hosts};
+    use super::HttpSource;
 
     fn http(fields: &str) -> String {
         two_hosts(&format!("[[http]]\nclients = [\"h1\", \"r\"]\nservers = \"h2\"\nrate = 5\n{fields}"))
@@ -68,10 +89,8 @@ mod tests {
     fn a_generator_places_connections_on_every_client_server_pair() {
         let m = model(&http("version = \"1.0\"\nstop = \"8s\"\n"));
         let h = &m.http[0];
-        assert_eq!(
-            (h.name.as_str(), h.stream.as_str(), h.persistent, h.stop),
-            ("http0", "http0", false, 8_000_000_000)
-        );
+        assert_eq!((h.name.as_str(), h.stream.as_str(), h.stop), ("http0", "http0", 8_000_000_000));
+        assert!(matches!(h.source, HttpSource::Packmime { persistent: false, .. }));
         let pairs: Vec<(u32, u32)> = h.placements.iter().map(|p| (p.client, p.server)).collect();
         assert_eq!(pairs, [(0, 2), (1, 2)]);
         assert_eq!(m.classes, ["http0"]);
@@ -87,5 +106,11 @@ mod tests {
         assert_eq!(e.path, "http[0].servers", "{e}");
         let m = model(&http("start = \"10s\"\n"));
         assert_eq!(m.warnings[0].path, "http[0].start");
+        let e = error(&http("trace = \"conns.txt\"\n"));
+        assert!(e.path == "http[0].trace" && e.to_string().contains("not both"), "{e}");
+        let e = error(&http("").replace("rate = 5", ""));
+        assert!(e.path == "http[0].rate" && e.to_string().contains("or `trace`"), "{e}");
+        let e = error(&http("").replace("rate = 5", "trace = \"no-such-trace.txt\""));
+        assert!(e.path == "http[0].trace" && e.to_string().contains("a readable trace file"), "{e}");
     }
 }

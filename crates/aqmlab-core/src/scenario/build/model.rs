@@ -9,6 +9,7 @@ use crate::sim::Time;
 use crate::tcp::TcpConfig;
 use crate::traffic::app::AppModel;
 use crate::traffic::empirical::EmpiricalCdf;
+use crate::traffic::http_trace::TracedConnection;
 use crate::traffic::udp::UdpModel;
 use crate::traffic::web_users::Dist;
 use std::sync::Arc;
@@ -55,11 +56,18 @@ pub struct HttpModel {
     pub class: u16,
     pub tcp: u16,
     pub placements: Vec<Placement>,
-    pub rate: f64,
-    pub persistent: bool,
-    pub lrd: bool,
+    pub source: HttpSource,
     pub start: Time,
     pub stop: Time,
+}
+
+/// Where an `[[http]]` generator's connections come from.
+#[derive(Clone, Debug)]
+pub enum HttpSource {
+    /// Drawn from PackMime-HTTP at `rate` new connections per second.
+    Packmime { rate: f64, persistent: bool, lrd: bool },
+    /// Replayed from a trace file, in its order.
+    Trace(Vec<TracedConnection>),
 }
 
 /// Where a `[[web_users]]` generator's sizes come from.

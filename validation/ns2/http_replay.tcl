@@ -1,0 +1,155 @@
+# HTTP connections replayed from a trace file over one bottleneck: the ns-2.35 twin of
+# validation/compare_http_replay.py's aqmlab scenario (`[[http]] trace = FILE`). Every connection is a
+# pair of Agent/TCP/FullTcp/Newreno agents, as PackMime-HTTP uses them, driven like PackMime's client and
+# server applications: the client sends a request, the server answers after its delay (the last response
+# with MSG_EOF, so a FIN follows it), the client sends its next request after the think gap.
+#
+#   ns http_replay.tcl trace=FILE pairs=FILE [key=value ...]
+#
+#   trace=FILE     one connection per line: start_s req rsp server_delay_s [gap_s req rsp server_delay_s]...
+#   pairs=FILE     where each completed pair goes: `connection index start_s end_s`
+#   duration=60    simulated seconds
+#   bneck=10       bottleneck rate R0<->R1 (Mb/s); access links 100 Mb/s; every link 1 ms
+#   bqueue=100     bottleneck queue limit_ (packets, both directions); access links 1000
+#   segsize=1460 window=64 segsperack=1 nodelay=0   FullTcp segsize_, window_, segsperack_, nodelay_
+#   ptrace=FILE    ns-2's packet trace of the bottleneck R1->R0 (responses) to FILE (optional)
+#
+# Prints one JSON line: pairs completed, bottleneck drops and arrivals each way, FullTcp retransmission
+# timeouts summed over the connections' agents (nrexmit_).
+source [file join [file dirname [info script]] common.tcl]
+array set cfg {trace "" pairs "" duration 60 bneck 10 bqueue 100 segsize 1460 window 64 segsperack 1
+    nodelay 0 ptrace ""}
+positional_args
+if {$cfg(trace) eq "" || $cfg(pairs) eq ""} { puts stderr "trace=FILE and pairs=FILE are required"; exit 2 }
+
+Agent/TCP set window_ $cfg(window)
+Agent/TCP/FullTcp set segsize_ $cfg(segsize)
+Agent/TCP/FullTcp set segsperack_ $cfg(segsperack)
+Agent/TCP/FullTcp set nodelay_ $cfg(nodelay)
+remove-all-packet-headers
+add-packet-header IP TCP Flags
+set ns [new Simulator]
+$ns use-scheduler Heap
+
+set client [$ns node]
+set server [$ns node]
+set R0 [$ns node]
+set R1 [$ns node]
+$ns duplex-link $client $R0 100Mb 1ms DropTail
+$ns duplex-link $R0 $R1 $cfg(bneck)Mb 1ms DropTail
+$ns duplex-link $R1 $server 100Mb 1ms DropTail
+foreach {x y lim} [list $client $R0 1000 $R0 $client 1000 $R0 $R1 $cfg(bqueue) $R1 $R0 $cfg(bqueue) \
+                      $R1 $server 1000 $server $R1 1000] {
+    $ns queue-limit $x $y $lim
+}
+proc monitor {from to} {
+    global ns
+    set m [new QueueMonitor]
+    [$ns link $from $to] attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $m
+    return $m
+}
+set mon(fwd) [monitor $R0 $R1]
+set mon(rev) [monitor $R1 $R0]
+if {$cfg(ptrace) ne ""} {
+    set ptr [open $cfg(ptrace) w]
+    $ns trace-queue $R1 $R0 $ptr
+}
+
+# ---------------------------------------------------------------- the applications
+# The client of connection `conn_`: pair `sent_` is outstanding; logs each complete response.
+Class Application/ReplayClient -superclass Application
+Application/ReplayClient instproc recv {bytes} {
+    global plan pairlog ns
+    $self instvar conn_ sent_ got_ started_
+    incr got_ $bytes
+    set rsp [lindex $plan($conn_) [expr {4 * $sent_ + 2}]]
+    if {$got_ < $rsp} { return }
+    set got_ [expr {$got_ - $rsp}]
+    puts $pairlog "$conn_ $sent_ $started_ [$ns now]"
+    incr sent_
+    if {4 * $sent_ < [llength $plan($conn_)]} {
+        $ns after [lindex $plan($conn_) [expr {4 * $sent_}]] "$self request"
+    }
+}
+Application/ReplayClient instproc request {} {
+    global plan ns
+    $self instvar conn_ sent_ started_
+    set started_ [$ns now]
+    [$self agent] sendmsg [lindex $plan($conn_) [expr {4 * $sent_ + 1}]] ""
+}
+
+# The server of connection `conn_`: answers pair `serving_` once its whole request is in.
+Class Application/ReplayServer -superclass Application
+Application/ReplayServer instproc recv {bytes} {
+    global plan ns
+    $self instvar conn_ serving_ got_
+    incr got_ $bytes
+    if {4 * $serving_ >= [llength $plan($conn_)]} { return }
+    set req [lindex $plan($conn_) [expr {4 * $serving_ + 1}]]
+    if {$got_ < $req} { return }
+    set got_ [expr {$got_ - $req}]
+    $ns after [lindex $plan($conn_) [expr {4 * $serving_ + 3}]] "$self respond $serving_"
+    incr serving_
+}
+Application/ReplayServer instproc respond {k} {
+    global plan
+    $self instvar conn_
+    set rsp [lindex $plan($conn_) [expr {4 * $k + 2}]]
+    set last [expr {4 * ($k + 1) >= [llength $plan($conn_)]}]
+    [$self agent] sendmsg $rsp [expr {$last ? "MSG_EOF" : ""}]
+}
+
+set agents {}
+proc open_connection {i} {
+    global ns client server agents
+    set c [new Agent/TCP/FullTcp/Newreno]
+    set s [new Agent/TCP/FullTcp/Newreno]
+    $c set fid_ $i
+    $s set fid_ $i
+    $ns attach-agent $client $c
+    $ns attach-agent $server $s
+    $ns connect $c $s
+    $s listen
+    set ca [new Application/ReplayClient]
+    $ca set conn_ $i
+    $ca set sent_ 0
+    $ca set got_ 0
+    $ca attach-agent $c
+    $ca start
+    set sa [new Application/ReplayServer]
+    $sa set conn_ $i
+    $sa set serving_ 0
+    $sa set got_ 0
+    $sa attach-agent $s
+    $sa start
+    lappend agents $c $s
+    $ca request
+}
+
+# ---------------------------------------------------------------- the trace
+# plan(i) = {gap req rsp delay ...} with a zero gap before the first pair.
+set f [open $cfg(trace) r]
+set n 0
+while {[gets $f line] >= 0} {
+    set line [string trim $line]
+    if {$line eq "" || [string index $line 0] eq "#"} { continue }
+    set plan($n) [concat 0 [lrange $line 1 end]]
+    $ns at [lindex $line 0] "open_connection $n"
+    incr n
+}
+close $f
+set pairlog [open $cfg(pairs) w]
+
+proc finish {} {
+    global mon pairlog agents cfg
+    close $pairlog
+    if {$cfg(ptrace) ne ""} { global ptr; close $ptr }
+    set timeouts 0
+    foreach a $agents { incr timeouts [$a set nrexmit_] }
+    puts [format "{\"drops_fwd\": %d, \"drops_rev\": %d, \"arrivals_fwd\": %d, \"arrivals_rev\": %d, \"timeouts\": %d}" \
+        [$mon(fwd) set pdrops_] [$mon(rev) set pdrops_] [$mon(fwd) set parrivals_] [$mon(rev) set parrivals_] \
+        $timeouts]
+    exit 0
+}
+$ns at $cfg(duration) finish
+$ns run
