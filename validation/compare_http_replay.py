@@ -3,16 +3,22 @@
 A connection trace (``[[http]] trace = FILE`` in aqmlab, ``validation/ns2/http_replay.tcl`` in ns-2: FullTcp
 agents driven as PackMime-HTTP drives them) removes every random draw from the comparison: both simulators
 open the same connections at the same instants with the same requests, responses, server delays and think
-gaps over one drop-tail bottleneck, so every request/response pair must complete at the same microsecond
-until the first event the two models treat differently. The first pairs that differ point at that event.
+gaps over one drop-tail bottleneck (100 Mb/s access links, 1 ms each link).
 
     .venv/bin/python validation/compare_http_replay.py        # writes validation/results/http_replay.md
 
-The trace: connections arriving as a Poisson process (``RATE`` per second over ``SPAN`` seconds), 70 % with
+1. **Exact**: with small responses nothing is lost and every request/response pair must complete at the same
+   microsecond in both simulators; the first pairs that differ point at the event the models treat
+   differently.
+2. **Paired, with loss**: ten times larger responses through a 20-packet buffer. Here the two runs part at
+   the first instant where several connections act at once (ns-2 orders such ties by its timers' floating
+   point times and its heap), so each trace is compared as a whole: drops, packets, pairs completed and
+   response times, over ``--traces`` traces with the paired difference and its 95 % interval.
+
+A trace: connections arriving as a Poisson process (``RATE`` per second over ``SPAN`` seconds), 70 % with
 one pair, the others persistent with 1 + Exp(mean 3) pairs, think gaps Exp(mean 0.5 s), server delays
-U(0, 50 ms), requests 200 B + Exp(mean 400 B), responses 100 B x Pareto(1.2) capped at 2 MB
-(``random.Random(1)``). Cases: the bottleneck at 5 and at 1 Mb/s (neither loses a packet: the responses
-are small; a lossy case is to come).
+U(0, 50 ms), requests 200 B + Exp(mean 400 B), responses ``scale`` bytes x Pareto(1.2) capped at 2 MB
+(``random.Random(seed)``).
 """
 
 from __future__ import annotations
@@ -31,19 +37,23 @@ ROOT = Path(__file__).resolve().parent.parent
 TCL = ROOT / "validation" / "ns2" / "http_replay.tcl"
 RESULTS = ROOT / "validation" / "results"
 RATE, SPAN, DURATION = 20.0, 50.0, 60
-CASES = {"5 Mb/s": 5, "1 Mb/s": 1}
+# Exact cases, label: (bottleneck Mb/s, buffer packets, response scale bytes); trace seed 1.
+EXACT = {"5 Mb/s": (5, 100, 100), "1 Mb/s": (1, 100, 100)}
+LOSSY = (2, 20, 1000)
 SAME = 2e-6  # ns-2 prints microseconds
+# Two-sided 97.5 % quantiles of Student's t by degrees of freedom.
+T975 = {1: 12.71, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
 
 
-def make_trace(path: Path) -> int:
-    """Writes the trace; returns its number of connections."""
-    r = random.Random(1)
+def make_trace(path: Path, scale: int, seed: int) -> int:
+    """Writes a trace; returns its number of connections."""
+    r = random.Random(seed)
     t, lines = 0.0, []
     while (t := t + r.expovariate(RATE)) < SPAN:
         pairs = 1 if r.random() < 0.7 else 1 + int(r.expovariate(1 / 3))
         cells = [f"{t:.6f}"]
         for k in range(pairs):
-            req, rsp = int(200 + r.expovariate(1 / 400)), int(min(2e6, 100 * r.paretovariate(1.2)))
+            req, rsp = int(200 + r.expovariate(1 / 400)), int(min(2e6, scale * r.paretovariate(1.2)))
             if k:
                 cells.append(f"{r.expovariate(2.0):.6f}")
             cells += [str(req), str(rsp), f"{r.uniform(0, 0.05):.6f}"]
@@ -52,9 +62,10 @@ def make_trace(path: Path) -> int:
     return len(lines)
 
 
-def scenario(trace: Path, mbps: int) -> dict:
+def scenario(trace: Path, mbps: int, buffer: int) -> dict:
     """aqmlab's twin of http_replay.tcl: FullTcp's options as PackMime's agents have them."""
     link = {"rate": "100Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": 1000}}
+    bottleneck = {"rate": f"{mbps}Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": buffer}}
     return {
         "name": "http-replay",
         "duration": f"{DURATION}s",
@@ -70,87 +81,113 @@ def scenario(trace: Path, mbps: int) -> dict:
         },
         "links": [
             {"a": "client", "b": "R0", **link},
-            {
-                "a": "R0",
-                "b": "R1",
-                "rate": f"{mbps}Mbps",
-                "delay": "1ms",
-                "queue": {"kind": "droptail", "limit": 100},
-            },
+            {"a": "R0", "b": "R1", **bottleneck},
             {"a": "R1", "b": "server", **link},
         ],
         "http": [{"name": "web", "clients": "client", "servers": "server", "trace": str(trace)}],
     }
 
 
-def run_both(trace: Path, mbps: int, tmp: Path) -> dict:
+def run_both(trace: Path, mbps: int, buffer: int) -> dict:
+    """Both simulators on one trace: each one's pairs {(connection, index): (start, end)} and link counts."""
     from aqmlab import api
 
-    log = tmp / f"ns2-{mbps}.pairs"
-    args = [f"trace={trace}", f"pairs={log}", f"bneck={mbps}", f"duration={DURATION}"]
+    log = trace.with_suffix(".ns2-pairs")
+    args = [f"trace={trace}", f"pairs={log}", f"bneck={mbps}", f"bqueue={buffer}", f"duration={DURATION}"]
     out = subprocess.run(["ns", str(TCL), *args], capture_output=True, text=True, check=True).stdout
-    ns_counts = last_json(out)
+    counts = json.loads([ln for ln in out.splitlines() if ln.startswith("{")][-1])
     ns2 = {}
     for line in log.read_text().splitlines():
         c, i, s, e = line.split()
         ns2[(int(c), int(i))] = (float(s), float(e))
-    r = api.run(scenario(trace, mbps), seed=1)
+    r = api.run(scenario(trace, mbps, buffer), seed=1)
     p = r.pairs
     aq = {
         (int(c), int(i)): (s, e)
         for c, i, s, e in zip(p.connection, p["index"], p.start_s, p.end_s, strict=True)
     }
-    links = r.links.set_index("link")
-    keys = sorted(set(ns2) | set(aq), key=lambda k: min(x[k][0] for x in (ns2, aq) if k in x))
-    same = [k for k in keys if k in ns2 and k in aq and abs(ns2[k][1] - aq[k][1]) < SAME]
-    first = next((k for k in keys if k not in same), None)
-    rt = {n: [e - s for s, e in d.values()] for n, d in (("ns-2", ns2), ("aqmlab", aq))}
+    rev = r.links.set_index("link").loc["R1->R0"]
     return {
-        "pairs": (len(ns2), len(aq)),
-        "same": len(same),
-        "first": first,
-        "first_at": min(x[first][0] for x in (ns2, aq) if first in x) if first else None,
-        "drops": (ns_counts["drops_rev"], int(links.loc["R1->R0", "drops"])),
-        "mean_rt": (statistics.fmean(rt["ns-2"]), statistics.fmean(rt["aqmlab"])),
+        "ns-2": {"pairs": ns2, "drops": counts["drops_rev"], "packets": counts["arrivals_rev"]},
+        "aqmlab": {"pairs": aq, "drops": int(rev["drops"]), "packets": int(rev["arrivals"])},
     }
 
 
-def last_json(out: str) -> dict:
-    return json.loads([ln for ln in out.splitlines() if ln.startswith("{")][-1])
+def exact(res: dict) -> dict:
+    """Pairs completing at the same microsecond, and the earliest-starting one that does not."""
+    ns2, aq = res["ns-2"]["pairs"], res["aqmlab"]["pairs"]
+    keys = sorted(set(ns2) | set(aq), key=lambda k: min(x[k][0] for x in (ns2, aq) if k in x))
+    same = {k for k in keys if k in ns2 and k in aq and abs(ns2[k][1] - aq[k][1]) < SAME}
+    first = next((k for k in keys if k not in same), None)
+    return {"pairs": (len(ns2), len(aq)), "same": len(same), "first": first}
+
+
+def summary(side: dict) -> dict[str, float]:
+    rts = sorted(e - s for s, e in side["pairs"].values())
+    return {
+        "drops R1->R0": side["drops"],
+        "packets R1->R0": side["packets"],
+        "pairs completed": len(rts),
+        "mean response ms": 1000 * statistics.fmean(rts),
+        "p90 response ms": 1000 * rts[int(0.9 * (len(rts) - 1))],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--traces", type=int, default=8, help="traces of the paired lossy comparison (2..11)")
     ap.add_argument("--out", type=Path, default=RESULTS / "http_replay.md")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = Path(tmp) / "conns.txt"
-        n = make_trace(trace)
-        for label, mbps in CASES.items():
-            res = run_both(trace, mbps, Path(tmp))
-            rows.append((label, res))
-            print(label, res)
     lines = [
         "# HTTP connections replayed in aqmlab and ns-2.35",
         "",
         "<!-- generated by validation/compare_http_replay.py -->",
-        f"{n} connections from one trace (see the script), {DURATION} s, FullTcp NewReno at both ends; "
-        f"{time.perf_counter() - t0:.0f} s wall. A pair is the same when its response completes at the same "
-        "microsecond in both simulators.",
+        f"{DURATION} s per run, FullTcp NewReno at both ends, drop-tail bottleneck; the script's docstring "
+        "describes the traces.",
         "",
-        "| bottleneck | pairs ns-2 / aqmlab | the same | first different pair (connection, index) at | "
-        "drops R1->R0 ns-2 / aqmlab | mean response ms ns-2 / aqmlab |",
-        "|---|---|---|---|---|---|",
+        "### Exact: every pair at the same microsecond",
+        "",
+        "| bottleneck | connections | pairs ns-2 / aqmlab | the same | first different (connection, pair) |",
+        "|---|---|---|---|---|",
     ]
-    for label, r in rows:
-        first = f"{r['first']} at {r['first_at']:.3f} s" if r["first"] else "none"
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, (mbps, buffer, scale) in EXACT.items():
+            trace = Path(tmp) / f"exact-{mbps}.txt"
+            n = make_trace(trace, scale, seed=1)
+            e = exact(run_both(trace, mbps, buffer))
+            print(label, e)
+            first = e["first"] or "none"
+            lines.append(f"| {label} | {n} | {e['pairs'][0]} / {e['pairs'][1]} | {e['same']} | {first} |")
+        mbps, buffer, scale = LOSSY
+        rows = []
+        for seed in range(1, args.traces + 1):
+            trace = Path(tmp) / f"lossy-{seed}.txt"
+            make_trace(trace, scale, seed)
+            res = run_both(trace, mbps, buffer)
+            rows.append({sim: summary(res[sim]) for sim in ("ns-2", "aqmlab")})
+            print("lossy trace", seed, rows[-1])
+    lines += [
+        "",
+        f"### Paired, with loss: {mbps} Mb/s, {buffer}-packet buffer, responses x10, {len(rows)} traces",
+        "",
+        "Per metric: the mean over traces in each simulator, and aqmlab − ns-2 paired by trace with its 95 % "
+        "interval (Student t).",
+        "",
+        "| metric | ns-2 | aqmlab | aqmlab − ns-2 |",
+        "|---|---|---|---|",
+    ]
+    half = T975[len(rows) - 1]
+    for metric in rows[0]["ns-2"]:
+        a = [r["aqmlab"][metric] for r in rows]
+        b = [r["ns-2"][metric] for r in rows]
+        d = [x - y for x, y in zip(a, b, strict=True)]
+        ci = half * statistics.stdev(d) / len(d) ** 0.5
         lines.append(
-            f"| {label} | {r['pairs'][0]} / {r['pairs'][1]} | {r['same']} | {first} | "
-            f"{r['drops'][0]} / {r['drops'][1]} | "
-            f"{1000 * r['mean_rt'][0]:.1f} / {1000 * r['mean_rt'][1]:.1f} |"
+            f"| {metric} | {statistics.fmean(b):.1f} | {statistics.fmean(a):.1f} | "
+            f"{statistics.fmean(d):+.1f} ± {ci:.1f} |"
         )
+    lines += ["", f"{time.perf_counter() - t0:.0f} s wall."]
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -19,6 +19,9 @@ use std::num::NonZeroU64;
 /// `send_much(0, 0, 2)`).
 const RECOV_MAXBURST: u32 = 2;
 
+/// `last_data_sent` before any data has left.
+const NEVER: Time = Time::MAX;
+
 /// Which timer of an endpoint an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimerKind {
@@ -159,12 +162,16 @@ pub struct Endpoint {
     // Line 3: the sender's RTT estimate.
     rtt: RttEstimator,
 
-    // Line 4: counters of rare events, and pacing's state (touched by paced senders only).
+    // Line 4: counters of rare events, FullTcp's idle clock, and pacing's state (touched by paced
+    // senders and FullTcp senders only).
     retransmits: u64,
     timeouts: u64,
-    timeouts_after_ecn: u64,
     fast_retransmits: u64,
-    ecn_reductions: u64,
+    timeouts_after_ecn: u32,
+    ecn_reductions: u32,
+    /// `recovery = full_tcp` with slow-start restart: when the last data segment left ([`NEVER`] before
+    /// the first; ns-2 FullTcp's `last_send_time_`).
+    last_data_sent: Time,
     /// Pacing (only when `paced`): the timer that releases the next segment, and when it may leave.
     pace_timer: LazyTimer,
     pace_next: Time,
@@ -268,6 +275,7 @@ impl Endpoint {
             retransmits: 0,
             timeouts: 0,
             timeouts_after_ecn: 0,
+            last_data_sent: NEVER,
             fast_retransmits: 0,
             ecn_reductions: 0,
             pace_timer: LazyTimer::default(),
@@ -280,9 +288,9 @@ impl Endpoint {
             segments_sent: self.segments_sent,
             retransmits: self.retransmits,
             timeouts: self.timeouts,
-            timeouts_after_ecn: self.timeouts_after_ecn,
+            timeouts_after_ecn: self.timeouts_after_ecn as u64,
             fast_retransmits: self.fast_retransmits,
-            ecn_reductions: self.ecn_reductions,
+            ecn_reductions: self.ecn_reductions as u64,
             bytes_delivered: self.bytes_delivered,
         }
     }
@@ -520,6 +528,21 @@ impl Endpoint {
         if self.snd_nxt > self.app_end || (self.snd_nxt == self.app_end && !self.closing) {
             return; // no data and no FIN to send (a receiver's usual case)
         }
+        if cfg.recovery == Recovery::FullTcp
+            && cfg.slow_start_restart
+            && self.snd_una == self.snd_max
+            && self.snd_nxt < self.app_end
+            && self.last_data_sent != NEVER
+            && self.rtt.idle_longer_than_rto(self.last_data_sent, io.now)
+        {
+            // FullTcp's slow-start restart (foutput, idle_restart): new data after an idle period
+            // longer than the RTO since the last data sent starts again from the initial window,
+            // ssthresh kept; `slowdown` sets `cong_action_`.
+            self.cc.set_cwnd(cfg.init_cwnd.floor());
+            if self.ecn_ok {
+                self.cwr_pending = true;
+            }
+        }
         // The window is never negative, so truncation is its floor (ns-2 `int(cwnd_)`): below one
         // segment, after an ECN reduction of a one-segment window, no data goes until the timer expires.
         let allowed = self.window(cfg) as u64 * cfg.mss as u64;
@@ -588,6 +611,9 @@ impl Endpoint {
             self.timing = NonZeroU64::new(end).map(|end| (end, io.now));
         }
         self.emit(seq, len as u32, f, ecn, io);
+        if len > 0 && cfg.recovery == Recovery::FullTcp {
+            self.last_data_sent = io.now;
+        }
         if seq == self.snd_nxt {
             self.snd_nxt = end;
         }
@@ -943,7 +969,10 @@ impl Endpoint {
     /// it (ns-2 TcpAgent::newtimer's `cwnd_ < 1`).
     fn restart_or_cancel_rto(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
         let finished = self.closing && self.snd_una > self.app_end;
-        if self.snd_una < self.snd_max || ((cfg.slow_start_restart || self.cc.cwnd() < 1.0) && !finished) {
+        // FullTcp stops the timer once everything is acknowledged and notices idleness when it next
+        // sends (`send_up_to`).
+        let idle_timer = cfg.slow_start_restart && cfg.recovery != Recovery::FullTcp;
+        if self.snd_una < self.snd_max || ((idle_timer || self.cc.cwnd() < 1.0) && !finished) {
             self.arm_rto(io);
         } else {
             self.rto_timer.cancel();
@@ -1550,6 +1579,30 @@ mod tests {
             (1, 0, true),
             "FIN once all is ACKed"
         );
+    }
+
+    /// FullTcp's slow-start restart: its timer stops once everything is acknowledged, and new data after
+    /// an idle time (in whole ticks) longer than the RTO before clamping (here 3 ticks, 30 ms) starts
+    /// from the initial window of 2; after a shorter pause the window stays.
+    #[test]
+    fn full_tcp_restarts_from_the_initial_window_after_idleness() {
+        for (pause, sent_after) in [(1.0, 2), (0.02, 3)] {
+            let cfg = TcpConfig { recovery: Recovery::FullTcp, mss: MSS as u32, ..TcpConfig::default() };
+            let mut p = Pair::new(cfg);
+            let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+            let syn_ack = p.deliver(1, &syn);
+            let ack = p.deliver(0, &syn_ack);
+            let _ = p.deliver(1, &ack);
+            let data = p.call(1, |e, cfg, io| e.write(cfg, 2 * MSS, io));
+            p.timers.clear();
+            let acks = p.deliver(0, &data);
+            assert!(p.deliver(1, &acks).is_empty());
+            assert_eq!(p.ends[1].cwnd(), 3.0, "one ACK for two segments");
+            assert!(!p.ends[1].rto_timer.is_armed(), "nothing outstanding: no timer");
+            p.now += time::secs(pause);
+            let more = p.call(1, |e, cfg, io| e.write(cfg, 10 * MSS, io));
+            assert_eq!(more.len(), sent_after, "pause {pause} s");
+        }
     }
 
     /// After a timeout the receiver's duplicates of go-back-N data bring duplicate ACKs below `recover`:

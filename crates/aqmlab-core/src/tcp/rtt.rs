@@ -81,6 +81,18 @@ impl RttEstimator {
         t.max(2 * self.tick)
     }
 
+    /// Whether a sender whose last data left at `last` has been idle at `now` for longer than the RTO
+    /// before clamping and backoff: ns-2 FullTcp's `idle_restart`, which measures the idle time in
+    /// whole ticks of the connection's clock.
+    pub fn idle_longer_than_rto(&self, last: Time, now: Time) -> bool {
+        let idle = now - last;
+        if self.tick == 0 {
+            return idle > self.rto;
+        }
+        let phase = (last + self.boot_offset) % self.tick;
+        (idle + phase) / self.tick * self.tick > self.rto
+    }
+
     /// Doubles the backoff after a timeout; after many backoffs the SRTT is folded into RTTVAR so the
     /// next sample re-initialises it (ns-2 `rtt_backoff`).
     pub fn back_off(&mut self) {
