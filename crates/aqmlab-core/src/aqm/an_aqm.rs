@@ -149,7 +149,7 @@ mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
     use crate::aqm::state_of;
-    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
@@ -269,12 +269,10 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
+        assert_rejected(one_bad_field![
+            limit: 0, qref: -1.0, w: 0.0, gain: f64::NAN, weights: [0.0; 3],
+        ]);
         assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("qref", Config { qref: -1.0, ..Default::default() }),
-            ("w", Config { w: 0.0, ..Default::default() }),
-            ("gain", Config { gain: f64::NAN, ..Default::default() }),
-            ("weights", Config { weights: [0.0; 3], ..Default::default() }),
             ("eta[1]", Config { eta: [0.0, -1.0, 0.0], ..Default::default() }),
         ]);
     }

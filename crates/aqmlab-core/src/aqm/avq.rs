@@ -146,7 +146,7 @@ mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
     use crate::aqm::state_of;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::secs;
@@ -259,13 +259,8 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
-            ("gamma", Config { gamma: 1.5, ..Default::default() }),
-            ("alpha", Config { alpha: f64::NAN, ..Default::default() }),
-            ("ecnlim", Config { ecnlim: 0.0, ..Default::default() }),
-            ("buflim", Config { buflim: -1.0, ..Default::default() }),
+        assert_rejected(one_bad_field![
+            limit: 0, mean_pktsize: Bytes(0), gamma: 1.5, alpha: f64::NAN, ecnlim: 0.0, buflim: -1.0,
         ]);
     }
 }

@@ -123,7 +123,7 @@ impl FifoAqm for Blue {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -204,12 +204,8 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("increment", Config { increment: 2.0, ..Default::default() }),
-            ("decrement", Config { decrement: -0.1, ..Default::default() }),
-            ("ihold", Config { ihold: Seconds(-1.0), ..Default::default() }),
-            ("dhold", Config { dhold: Seconds(f64::NAN), ..Default::default() }),
+        assert_rejected(one_bad_field![
+            limit: 0, increment: 2.0, decrement: -0.1, ihold: Seconds(-1.0), dhold: Seconds(f64::NAN),
         ]);
     }
 }

@@ -270,7 +270,7 @@ impl FifoAqm for Cobalt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness};
     use crate::aqm::{QueueAction, QueueDisc};
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -510,14 +510,9 @@ mod tests {
 
     #[test]
     fn validate_names_the_bad_field() {
-        assert_rejected([
-            ("target", Config { target: Seconds(0.0), ..Default::default() }),
-            ("interval", Config { interval: Seconds(-0.1), ..Default::default() }),
-            ("interval", Config { interval: Seconds(5.0), ..Default::default() }),
-            ("increment", Config { increment: 1.5, ..Default::default() }),
-            ("decrement", Config { decrement: -0.1, ..Default::default() }),
-            ("blue_threshold", Config { blue_threshold: Seconds(-1.0), ..Default::default() }),
-            ("limit", Config { limit: 0, ..Default::default() }),
+        assert_rejected(one_bad_field![
+            target: Seconds(0.0), interval: Seconds(-0.1), interval: Seconds(5.0), increment: 1.5,
+            decrement: -0.1, blue_threshold: Seconds(-1.0), limit: 0,
         ]);
     }
 }

@@ -265,7 +265,7 @@ impl FifoAqm for Codel {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -473,12 +473,11 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
+        assert_rejected(one_bad_field![
+            target: Seconds(0.0), interval: Seconds(-1.0), mtu: Bytes(0), limit: 0,
+            ce_threshold: Some(Seconds(-0.001)),
+        ]);
         assert_rejected([
-            ("target", Config { target: Seconds(0.0), ..Default::default() }),
-            ("interval", Config { interval: Seconds(-1.0), ..Default::default() }),
-            ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("ce_threshold", Config { ce_threshold: Some(Seconds(-0.001)), ..Default::default() }),
             ("ce_threshold", Config { l4s: true, ..Default::default() }),
         ]);
     }

@@ -238,7 +238,7 @@ impl QueueDisc for DualPi2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, near_binomial, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, near_binomial, on_10_mbps, Harness};
     use crate::aqm::{state_of, DisciplineConfig, QueueAction};
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -460,16 +460,9 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("target", Config { target: Seconds(0.0), ..Default::default() }),
-            ("t_update", Config { t_update: Seconds(f64::NAN), ..Default::default() }),
-            ("alpha", Config { alpha: -0.1, ..Default::default() }),
-            ("beta", Config { beta: f64::INFINITY, ..Default::default() }),
-            ("coupling", Config { coupling: 0.0, ..Default::default() }),
-            ("step_thresh", Config { step_thresh: Seconds(-0.001), ..Default::default() }),
-            ("tshift", Config { tshift: Seconds(-1.0), ..Default::default() }),
-            ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
+        assert_rejected(one_bad_field![
+            limit: 0, target: Seconds(0.0), t_update: Seconds(f64::NAN), alpha: -0.1, beta: f64::INFINITY,
+            coupling: 0.0, step_thresh: Seconds(-0.001), tshift: Seconds(-1.0), mtu: Bytes(0),
         ]);
         assert_eq!(Config::default().buffer(), Buffer::Packets(10_000));
     }

@@ -55,7 +55,7 @@ mod tests {
     use super::*;
     use crate::aqm::flow_queue::testutil::{arrive, arrive_n, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::{mix32, List};
-    use crate::aqm::testutil::assert_rejected;
+    use crate::aqm::testutil::{assert_rejected, one_bad_field};
     use crate::aqm::{DropReason, QueueAction, QueueDisc};
     use crate::net::{Ecn, PacketId};
     use crate::sim::time::NS_PER_MS;
@@ -195,15 +195,12 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
+        assert_rejected(one_bad_field![
+            flows: 0, quantum: Bytes(0), limit: 0, drop_batch: 0, target: Seconds(-0.005), mtu: Bytes(0),
+            ce_threshold: Some(Seconds(f64::NAN)),
+        ]);
         assert_rejected([
-            ("flows", Config { flows: 0, ..Default::default() }),
-            ("quantum", Config { quantum: Bytes(0), ..Default::default() }),
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("drop_batch", Config { drop_batch: 0, ..Default::default() }),
-            ("target", Config { target: Seconds(-0.005), ..Default::default() }),
-            ("mtu", Config { mtu: Bytes(0), ..Default::default() }),
             ("ce_threshold", Config { l4s: true, ..Default::default() }),
-            ("ce_threshold", Config { ce_threshold: Some(Seconds(f64::NAN)), ..Default::default() }),
         ]);
     }
 }

@@ -91,7 +91,7 @@ mod tests {
     use crate::aqm::fifo::FifoAqm;
     use crate::aqm::flow_queue::testutil::{arrive, arrive_n, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::FlowQueues;
-    use crate::aqm::testutil::assert_rejected;
+    use crate::aqm::testutil::{assert_rejected, one_bad_field};
     use crate::aqm::{DropReason, QueueAction, QueueConfig, QueueDisc};
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -287,18 +287,13 @@ mod tests {
         let cfg: QueueConfig = toml::from_str("kind = \"fq_pie\"\ntarget = \"20ms\"\ntupdate = \"30ms\"").unwrap();
         let QueueConfig::FqPie(cfg) = cfg else { panic!("not FQ-PIE") };
         assert_eq!((cfg.qdelay_ref.0, cfg.t_update.0), (0.020, 0.030));
+        assert_rejected(one_bad_field![
+            flows: 0, quantum: Bytes(0), limit: 0, drop_batch: 0, qdelay_ref: Seconds(0.0),
+            t_update: Seconds(-0.015), alpha: f64::NAN, max_burst: Seconds(-1.0), mark_ecnth: 1.5,
+            ce_threshold: Some(Seconds(0.001)),
+        ]);
         assert_rejected([
-            ("flows", Config { flows: 0, ..Default::default() }),
-            ("quantum", Config { quantum: Bytes(0), ..Default::default() }),
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("drop_batch", Config { drop_batch: 0, ..Default::default() }),
-            ("qdelay_ref", Config { qdelay_ref: Seconds(0.0), ..Default::default() }),
-            ("t_update", Config { t_update: Seconds(-0.015), ..Default::default() }),
-            ("alpha", Config { alpha: f64::NAN, ..Default::default() }),
-            ("max_burst", Config { max_burst: Seconds(-1.0), ..Default::default() }),
-            ("mark_ecnth", Config { mark_ecnth: 1.5, ..Default::default() }),
             ("ce_threshold", Config { l4s: true, ..Default::default() }),
-            ("ce_threshold", Config { ce_threshold: Some(Seconds(0.001)), ..Default::default() }),
         ]);
     }
 }

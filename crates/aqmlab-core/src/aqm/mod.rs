@@ -384,6 +384,15 @@ pub(crate) mod testutil {
         }
     }
 
+    /// `[(field, Config { field: value, ..Default::default() }), ...]` for `field: value, ...`: the
+    /// configurations for [`assert_rejected`] that break one field each, named once.
+    macro_rules! one_bad_field {
+        ($($field:ident: $value:expr),+ $(,)?) => {
+            [$((stringify!($field), Config { $field: $value, ..Default::default() })),+]
+        };
+    }
+    pub(crate) use one_bad_field;
+
     /// Whether `x` selections out of `n` draws with probability `p` are within 4.5 standard deviations
     /// (plus one) of the mean: loose enough never to fail by chance, tight enough to tell rates apart.
     pub fn near_binomial(x: usize, n: usize, p: f64) -> bool {

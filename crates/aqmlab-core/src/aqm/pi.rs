@@ -120,7 +120,7 @@ impl FifoAqm for Pi {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, near_binomial, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, near_binomial, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
@@ -260,13 +260,8 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
-            ("a", Config { a: -1.0, ..Default::default() }),
-            ("b", Config { b: f64::INFINITY, ..Default::default() }),
-            ("w", Config { w: 0.0, ..Default::default() }),
-            ("qref", Config { qref: -5.0, ..Default::default() }),
+        assert_rejected(one_bad_field![
+            limit: 0, mean_pktsize: Bytes(0), a: -1.0, b: f64::INFINITY, w: 0.0, qref: -5.0,
         ]);
     }
 }

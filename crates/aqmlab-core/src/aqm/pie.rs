@@ -331,7 +331,7 @@ impl FifoAqm for Pie {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::NS_PER_MS;
@@ -582,17 +582,13 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
+        assert_rejected(one_bad_field![
+            limit: 0, qdelay_ref: Seconds(0.0), t_update: Seconds(-0.015), alpha: -1.0,
+            max_burst: Seconds(f64::NAN), dq_threshold: Bytes(0), mark_ecnth: 1.5, mean_pktsize: Bytes(0),
+            ce_threshold: Some(Seconds(0.001)),
+        ]);
         assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("qdelay_ref", Config { qdelay_ref: Seconds(0.0), ..Default::default() }),
-            ("t_update", Config { t_update: Seconds(-0.015), ..Default::default() }),
-            ("alpha", Config { alpha: -1.0, ..Default::default() }),
-            ("max_burst", Config { max_burst: Seconds(f64::NAN), ..Default::default() }),
-            ("dq_threshold", Config { dq_threshold: Bytes(0), ..Default::default() }),
-            ("mark_ecnth", Config { mark_ecnth: 1.5, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
             ("ce_threshold", Config { l4s: true, ..Default::default() }),
-            ("ce_threshold", Config { ce_threshold: Some(Seconds(0.001)), ..Default::default() }),
             ("ce_threshold", Config { ce_threshold: Some(Seconds(-0.001)), ..l4s() }),
         ]);
     }

@@ -356,7 +356,7 @@ mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
     use crate::aqm::state_of;
-    use crate::aqm::testutil::{assert_rejected, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
     use crate::sim::time::{secs, NS_PER_MS};
@@ -750,19 +750,12 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
+        assert_rejected(one_bad_field![
+            limit: 0, mean_pktsize: Bytes(0), thresh: -1.0, q_weight: 1.5, q_weight: -3.0, linterm: 0.5,
+            mark_p: 1.5, beta: 1.0, interval: Seconds(f64::NAN), targetdelay: Seconds(0.0), bottom: 0.6,
+        ]);
         assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
-            ("thresh", Config { thresh: -1.0, ..Default::default() }),
             ("maxthresh", Config { thresh: 10.0, maxthresh: 5.0, ..Default::default() }),
-            ("q_weight", Config { q_weight: 1.5, ..Default::default() }),
-            ("q_weight", Config { q_weight: -3.0, ..Default::default() }),
-            ("linterm", Config { linterm: 0.5, ..Default::default() }),
-            ("mark_p", Config { mark_p: 1.5, ..Default::default() }),
-            ("beta", Config { beta: 1.0, ..Default::default() }),
-            ("interval", Config { interval: Seconds(f64::NAN), ..Default::default() }),
-            ("targetdelay", Config { targetdelay: Seconds(0.0), ..Default::default() }),
-            ("bottom", Config { bottom: 0.6, ..Default::default() }),
         ]);
     }
 }

@@ -156,7 +156,7 @@ impl FifoAqm for Rem {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, near_binomial, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, near_binomial, Harness};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
 
@@ -303,15 +303,9 @@ mod tests {
 
     #[test]
     fn validate_rejects_nonsense() {
-        assert_rejected([
-            ("limit", Config { limit: 0, ..Default::default() }),
-            ("mean_pktsize", Config { mean_pktsize: Bytes(0), ..Default::default() }),
-            ("gamma", Config { gamma: -0.1, ..Default::default() }),
-            ("phi", Config { phi: 1.0, ..Default::default() }),
-            ("qref", Config { qref: f64::NAN, ..Default::default() }),
-            ("pupdtime", Config { pupdtime: Seconds(0.0), ..Default::default() }),
-            ("inw", Config { inw: 0.0, ..Default::default() }),
-            ("alpha", Config { alpha: -1.0, ..Default::default() }),
+        assert_rejected(one_bad_field![
+            limit: 0, mean_pktsize: Bytes(0), gamma: -0.1, phi: 1.0, qref: f64::NAN, pupdtime: Seconds(0.0),
+            inw: 0.0, alpha: -1.0,
         ]);
     }
 }
