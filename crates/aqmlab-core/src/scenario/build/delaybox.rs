@@ -84,7 +84,7 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{model, refused, two_hosts};
     use super::super::DelayDist;
 
     fn boxes(b: &str) -> String {
@@ -104,16 +104,19 @@ mod tests {
 
     #[test]
     fn delay_errors_name_the_field() {
-        let e = error(&boxes("delay = { kind = \"uniform_ms\", low_ms = 10, high_ms = 5 }\n"));
-        assert_eq!((e.path.as_str(), e.line), ("delaybox[0].delay.high_ms", Some(14)), "{e}");
-        let e = error(&boxes("delay = { kind = \"constant\", value = \"10s\" }\n"));
-        assert_eq!(e.path, "delaybox[0].delay.value", "{e}");
-        let e = error(&boxes("delay = { kind = \"empirical\", file = \"no-such.csv\" }\n"));
-        assert_eq!(e.path, "delaybox[0].delay.file", "{e}");
+        let e = refused(
+            &boxes("delay = { kind = \"uniform_ms\", low_ms = 10, high_ms = 5 }\n"),
+            "delaybox[0].delay.high_ms",
+        );
+        assert_eq!(e.line, Some(14), "{e}");
+        refused(&boxes("delay = { kind = \"constant\", value = \"10s\" }\n"), "delaybox[0].delay.value");
+        refused(
+            &boxes("delay = { kind = \"empirical\", file = \"no-such.csv\" }\n"),
+            "delaybox[0].delay.file",
+        );
         let twice =
             "[[delaybox]]\nnode = \"r\"\nserves = \"h1\"\ndelay = { kind = \"constant\", value = \"1ms\" }\n";
-        let e = error(&two_hosts(&[twice, twice].concat()));
-        assert_eq!(e.path, "delaybox[1].serves", "{e}");
+        let e = refused(&two_hosts(&[twice, twice].concat()), "delaybox[1].serves");
         assert!(e.message.contains("also served by delaybox[0]"), "{e}");
     }
 }

@@ -134,7 +134,7 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{error, model, refused, two_hosts};
     use super::super::Traffic;
 
     fn group(fields: &str) -> String {
@@ -183,18 +183,15 @@ mod tests {
 
     #[test]
     fn group_errors_name_the_field() {
-        let e = error(&two_hosts(&group("kind = \"tcp_bulk\"\ncount = 0\n")));
-        assert_eq!((e.path.as_str(), e.line), ("flows[0].count", Some(16)), "{e}");
-        let e = error(&two_hosts("[[flows]]\nkind = \"tcp_bulk\"\nsrc = \"h1\"\ndst = \"h1\"\n"));
-        assert_eq!(e.path, "flows[0].dst", "{e}");
+        let e = refused(&two_hosts(&group("kind = \"tcp_bulk\"\ncount = 0\n")), "flows[0].count");
+        assert_eq!(e.line, Some(16), "{e}");
+        refused(&two_hosts("[[flows]]\nkind = \"tcp_bulk\"\nsrc = \"h1\"\ndst = \"h1\"\n"), "flows[0].dst");
         let e = error(&two_hosts(&group("kind = \"tcp_files\"\nfile_rate = 1\nfile_shape = 0.5\n")));
         assert_eq!(
             (e.path.as_str(), e.message.as_str()),
             ("flows[0].file_shape", "a Pareto shape above 1 (finite mean)")
         );
-        let e = error(&two_hosts(&group("kind = \"udp_cbr\"\n")));
-        assert_eq!(e.path, "flows[0].rate", "{e}");
-        let e = error(&two_hosts(&group("kind = \"tcp_bulk\"\nbetween = \"dumbbell\"\n")));
-        assert_eq!(e.path, "flows[0].between", "{e}");
+        refused(&two_hosts(&group("kind = \"udp_cbr\"\n")), "flows[0].rate");
+        refused(&two_hosts(&group("kind = \"tcp_bulk\"\nbetween = \"dumbbell\"\n")), "flows[0].between");
     }
 }

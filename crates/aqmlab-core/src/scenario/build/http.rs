@@ -78,7 +78,7 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{error, model, refused, two_hosts};
     use super::HttpSource;
 
     fn http(fields: &str) -> String {
@@ -98,12 +98,10 @@ mod tests {
 
     #[test]
     fn generator_errors_name_the_field_and_late_starts_warn() {
-        let e = error(&http("version = \"2\"\n"));
-        assert_eq!((e.path.as_str(), e.line), ("http[0].version", Some(16)), "{e}");
-        let e = error(&http("").replace("rate = 5", "rate = 0"));
-        assert_eq!(e.path, "http[0].rate", "{e}");
-        let e = error(&http("").replace("servers = \"h2\"", "servers = \"h1\""));
-        assert_eq!(e.path, "http[0].servers", "{e}");
+        let e = refused(&http("version = \"2\"\n"), "http[0].version");
+        assert_eq!(e.line, Some(16), "{e}");
+        refused(&http("").replace("rate = 5", "rate = 0"), "http[0].rate");
+        refused(&http("").replace("servers = \"h2\"", "servers = \"h1\""), "http[0].servers");
         let m = model(&http("start = \"10s\"\n"));
         assert_eq!(m.warnings[0].path, "http[0].start");
         let e = error(&http("trace = \"conns.txt\"\n"));

@@ -103,16 +103,15 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{error, model, refused, two_hosts};
 
     const FLOW: &str = "[[flows]]\nname = \"bulk\"\nkind = \"tcp_bulk\"\nsrc = \"h1\"\ndst = \"h2\"\n";
 
     #[test]
     fn the_run_needs_a_warm_up_shorter_than_its_duration() {
-        let e = error(&two_hosts("[measure]\nwarmup = \"10s\"\n"));
-        assert_eq!((e.path.as_str(), e.line), ("measure.warmup", Some(13)), "{e}");
-        let e = error(&two_hosts("").replace("\"10s\"", "0"));
-        assert_eq!(e.path, "duration", "{e}");
+        let e = refused(&two_hosts("[measure]\nwarmup = \"10s\"\n"), "measure.warmup");
+        assert_eq!(e.line, Some(13), "{e}");
+        refused(&two_hosts("").replace("\"10s\"", "0"), "duration");
     }
 
     #[test]
@@ -121,12 +120,11 @@ mod tests {
         assert_eq!(m.sample_links, [2, 0]);
         let m = model(&two_hosts("[measure]\nsample_links = [\"all\"]\n"));
         assert_eq!(m.sample_links, [0, 1, 2, 3]);
-        let e = error(&two_hosts("[measure]\nsample_links = [\"h1->h2\"]\n"));
-        assert_eq!(e.path, "measure.sample_links[0]", "{e}");
+        refused(&two_hosts("[measure]\nsample_links = [\"h1->h2\"]\n"), "measure.sample_links[0]");
         let m = model(&two_hosts("[measure]\npcap = [\"r->h2\", \"h1->r\", \"r->h2\"]\n"));
         assert_eq!(m.pcap_links, [0, 2], "sorted, each once");
-        let e = error(&two_hosts("[measure]\npcap = [\"h1->r\", \"h1->h2\"]\n"));
-        assert_eq!((e.path.as_str(), e.line), ("measure.pcap[1]", Some(13)), "{e}");
+        let e = refused(&two_hosts("[measure]\npcap = [\"h1->r\", \"h1->h2\"]\n"), "measure.pcap[1]");
+        assert_eq!(e.line, Some(13), "{e}");
         assert!(e.message.contains("such as `h1->r`"), "{e}");
     }
 
@@ -136,8 +134,8 @@ mod tests {
         assert_eq!((e.path.as_str(), e.message.as_str()), ("measure.trace_cwnd[0]", "a flow id below 1"));
         let m = model(&two_hosts(&format!("{FLOW}[stop]\nafter_pairs = 5\nclass = \"bulk\"\n")));
         assert_eq!(m.stop_after, Some((Some(0), 5)));
-        let e = error(&two_hosts(&format!("{FLOW}[stop]\nafter_pairs = 5\nclass = \"web\"\n")));
-        assert_eq!(e.path, "stop.class", "{e}");
+        let e =
+            refused(&two_hosts(&format!("{FLOW}[stop]\nafter_pairs = 5\nclass = \"web\"\n")), "stop.class");
         assert!(e.message.contains("(bulk); `web` is not one"), "{e}");
     }
 }

@@ -174,6 +174,13 @@ mod test_scenarios {
     pub fn error(text: &str) -> ScenarioError {
         crate::load(text, "test.toml", &[], None).expect_err("a scenario error")
     }
+
+    /// The error `text` gives, which must be at `path`.
+    pub fn refused(text: &str, path: &str) -> ScenarioError {
+        let e = error(text);
+        assert_eq!(e.path, path, "{e}");
+        e
+    }
 }
 
 #[cfg(test)]

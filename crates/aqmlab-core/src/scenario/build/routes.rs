@@ -113,7 +113,7 @@ impl Builder<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{model, refused, two_hosts};
     use crate::net::routing::ROUTE_END;
 
     /// h1 — r — h2 plus a direct h1 — h2 link: the shortest path skips r unless a route says otherwise.
@@ -137,17 +137,17 @@ mod tests {
         let route = "[[routes]]\nfrom = \"h1\"\nto = \"h2\"\npath = [\"h1\", \"r\", \"h2\"]\n";
         let m = model(&triangle(&format!("{route}{FLOW}")));
         assert_eq!(m.routes, [0, 2, ROUTE_END, 5, ROUTE_END]);
-        let e = error(&triangle(&route.replace("[\"h1\", \"r\", \"h2\"]", "[\"r\", \"h2\"]")));
-        assert_eq!(e.path, "routes[0].path", "{e}");
-        let e = error(&triangle(&route.replace("\"r\"", "\"x\"")));
-        assert_eq!(e.path, "routes[0].path[1]", "{e}");
+        refused(&triangle(&route.replace("[\"h1\", \"r\", \"h2\"]", "[\"r\", \"h2\"]")), "routes[0].path");
+        refused(&triangle(&route.replace("\"r\"", "\"x\"")), "routes[0].path[1]");
     }
 
     #[test]
     fn an_unreachable_destination_names_the_flow_field() {
         let island = "[[nodes]]\nname = \"h3\"\n";
-        let e = error(&two_hosts(&format!("{island}{}", FLOW.replace("dst = \"h2\"", "dst = \"h3\""))));
-        assert_eq!(e.path, "flows[0].dst", "{e}");
+        let e = refused(
+            &two_hosts(&format!("{island}{}", FLOW.replace("dst = \"h2\"", "dst = \"h3\""))),
+            "flows[0].dst",
+        );
         assert!(e.message.contains("there is no route to `h3`"), "{e}");
     }
 }

@@ -49,7 +49,7 @@ fn read(table: toml::Table, path: &str, cx: &Ctx) -> Result<TcpConfig, ScenarioE
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{model, refused, two_hosts};
 
     fn group(tcp: &str) -> String {
         format!("[[flows]]\nkind = \"tcp_bulk\"\nsrc = \"h1\"\ndst = \"h2\"\n{tcp}")
@@ -74,9 +74,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_table_they_are_in() {
-        let e = error(&two_hosts(&format!("[tcp]\nmss = \"big\"\n{}", group(""))));
-        assert_eq!(e.path, "tcp.mss", "{e}");
-        let e = error(&two_hosts(&group("tcp = { cc = \"vegas\" }\n")));
-        assert_eq!(e.path, "flows[0].tcp.cc", "{e}");
+        refused(&two_hosts(&format!("[tcp]\nmss = \"big\"\n{}", group(""))), "tcp.mss");
+        refused(&two_hosts(&group("tcp = { cc = \"vegas\" }\n")), "flows[0].tcp.cc");
     }
 }

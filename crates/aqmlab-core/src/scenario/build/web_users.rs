@@ -186,7 +186,7 @@ fn web_dist(d: &DistSpec, path: &str, cx: &Ctx) -> Result<SizeSpec, ScenarioErro
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_scenarios::{error, model, two_hosts};
+    use super::super::test_scenarios::{error, model, refused, two_hosts};
     use super::super::SizeSpec;
     use crate::traffic::web_users::Dist;
 
@@ -207,17 +207,17 @@ mod tests {
 
     #[test]
     fn distributions_are_checked_where_they_are_written() {
-        let e = error(&users("think_time = { kind = \"exponential\", mean = -1 }\n"));
-        assert_eq!((e.path.as_str(), e.line), ("web_users[0].think_time.mean", Some(16)), "{e}");
-        let e = error(&users("objects_per_page = { kind = \"surge\" }\n"));
-        assert_eq!(e.path, "web_users[0].objects_per_page.kind", "{e}");
-        let e = error(&users("response_size = { kind = \"packmime\" }\n"));
-        assert_eq!(e.path, "web_users[0].response_size.rate", "{e}");
+        let e = refused(
+            &users("think_time = { kind = \"exponential\", mean = -1 }\n"),
+            "web_users[0].think_time.mean",
+        );
+        assert_eq!(e.line, Some(16), "{e}");
+        refused(&users("objects_per_page = { kind = \"surge\" }\n"), "web_users[0].objects_per_page.kind");
+        refused(&users("response_size = { kind = \"packmime\" }\n"), "web_users[0].response_size.rate");
         let e = error(&users(
             "response_size = { kind = \"lognormal_pareto\", mu = 9, sigma = 1, cutoff = 10, shape = 1.1 }\n",
         ));
         assert_eq!(e.path, "web_users[0].response_size.cutoff", "{e}");
-        let e = error(&users("page_class = \"web_users0\"\n"));
-        assert_eq!(e.path, "web_users[0].page_class", "{e}");
+        refused(&users("page_class = \"web_users0\"\n"), "web_users[0].page_class");
     }
 }
