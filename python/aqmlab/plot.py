@@ -95,17 +95,17 @@ def read_table(folder: Path, name: str) -> pd.DataFrame:
 def _run_figures(folder: Path, out: Path, formats: tuple[str, ...]) -> list[Plot]:
     links = read_table(folder, "links")
     drawn = []
-    for draw in (_queues, _cwnd, _goodput, _throughput, _responses):
-        drawn += draw(folder, links, out, formats)
+    for table, draw in _RUN_FIGURES:
+        # A run without the table (nothing traced, sampled or completed) has no such figure.
+        df = read_table(folder, table)
+        if not df.empty:
+            drawn += draw(df, folder, links, out, formats)
     return drawn
 
 
-def _queues(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+def _queues(q: pd.DataFrame, folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     """Queue length (packets) and queueing delay (backlog ÷ link rate: what an arrival then waits) over
     time, one panel per sampled link, busiest first."""
-    q = read_table(folder, "queue_samples")
-    if q.empty:
-        return []
     busy = links.set_index("link")["utilization"] if not links.empty else pd.Series(dtype=float)
     names = sorted(q["link"].unique(), key=lambda n: -busy.get(n, 0.0))[:MAX_PANELS]
     rate = links.set_index("link")["rate_bps"] if not links.empty else pd.Series(dtype=float)
@@ -135,10 +135,7 @@ def _time_panels(names: list, unit: str, title: str):
     return fig, list(zip(axes[:, 0], names, strict=True))
 
 
-def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
-    trace = read_table(folder, "cwnd_trace")
-    if trace.empty:
-        return []
+def _cwnd(trace: pd.DataFrame, folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     flows = sorted(trace["flow"].unique())[:MAX_PANELS]
     fig, panels = _time_panels([f"flow {f}" for f in flows], "segments", "Congestion window")
     for (ax, _), flow in zip(panels, flows, strict=True):
@@ -156,10 +153,7 @@ def _cwnd(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     return [_saved(fig, out / "cwnd", "Congestion window of the traced flows", formats)]
 
 
-def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
-    flows = read_table(folder, "flows")
-    if flows.empty:
-        return []
+def _goodput(flows: pd.DataFrame, folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     for group, g in flows.groupby("group", sort=False):
         ax.bar(g["flow"], g["goodput_bps"] / 1e6, label=group, width=0.8)
@@ -172,12 +166,9 @@ def _goodput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot
     return [_saved(fig, out / "goodput", "Goodput per flow", formats)]
 
 
-def _throughput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+def _throughput(series: pd.DataFrame, folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     """Throughput over time from the flow series (bytes delivered per sample interval): the total of each
     flow group, and each flow of the first groups (at most MAX_FLOW_LINES lines)."""
-    series = read_table(folder, "flow_series")
-    if series.empty:
-        return []
     groups = read_table(folder, "flows").set_index("flow")["group"]
     series = series.sort_values(["flow", "t"]).assign(group=lambda d: d["flow"].map(groups))
     # Each row covers the time since the flow's previous row (the first: one interval, as the next).
@@ -198,11 +189,8 @@ def _throughput(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[P
     return [_saved(fig, out / "throughput", "Throughput over time", formats)]
 
 
-def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
+def _responses(bins: pd.DataFrame, folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Plot]:
     """Response-time CDF (0 to the 99th percentile) and CCDF (log-log) per class, from the histogram."""
-    bins = read_table(folder, "response_bins")
-    if bins.empty:
-        return []
     fig_cdf, ax_cdf = plt.subplots(figsize=(6.4, 4.2))
     fig_ccdf, ax_ccdf = plt.subplots(figsize=(6.4, 4.2))
     xmax = 0.0
@@ -228,6 +216,15 @@ def _responses(folder: Path, links: pd.DataFrame, out: Path, formats) -> list[Pl
         _saved(fig_ccdf, out / "response_ccdf", "Response-time CCDF", formats),
     ]
 
+
+#: The figures of a run: the table each is drawn from, and the drawer, given that table when it has rows.
+_RUN_FIGURES = (
+    ("queue_samples", _queues),
+    ("cwnd_trace", _cwnd),
+    ("flows", _goodput),
+    ("flow_series", _throughput),
+    ("response_bins", _responses),
+)
 
 # ----------------------------------------------------------------------------------------------- a sweep
 
