@@ -33,7 +33,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pandas as pd
 
@@ -684,23 +684,30 @@ def load_sweep(out: str | os.PathLike) -> SweepResult:
     )
 
 
+class SweepDefinition(TypedDict, total=False):
+    """The keyword arguments of :func:`plan_sweep` that :func:`run_sweep` passes on to it."""
+
+    grid: Iterable[str] | Mapping[str, Sequence[Any]]
+    zip: Iterable[str] | Mapping[str, Sequence[Any]]
+    sets: Iterable[str]
+    seeds: int | Iterable[int] | str | None
+
+
 def run_sweep(
     scenario: str | os.PathLike | Mapping[str, Any],
     *,
-    grid: Iterable[str] | Mapping[str, Sequence[Any]] = (),
-    zip: Iterable[str] | Mapping[str, Sequence[Any]] = (),  # noqa: A002 - the option's name
-    sets: Iterable[str] = (),
-    seeds: int | Iterable[int] | str | None = None,
     jobs: int | None = None,
     dask: str | None = None,
     out: str | os.PathLike = "results/sweep",
     progress: ProgressCallback | None = None,
     force: bool = False,
+    **definition: Unpack[SweepDefinition],
 ) -> SweepResult:
     """Runs a sweep (see the module docstring) and returns a :class:`SweepResult`.
 
-    ``grid``/``zip`` are ``key=v1,v2`` strings or mappings of key to values; ``seeds`` is ``K`` (seeds
-    1..K, the default 1), a list, or a ``"1,5,9"`` string; ``jobs`` is the number of worker processes
+    ``grid``/``zip``/``sets``/``seeds`` define it as for :func:`plan_sweep`: ``grid``/``zip`` are
+    ``key=v1,v2`` strings or mappings of key to values; ``seeds`` is ``K`` (seeds 1..K, the default 1),
+    a list, or a ``"1,5,9"`` string. ``jobs`` is the number of worker processes
     (default: the number of CPUs; with ``dask="local"`` the number of Dask workers); ``dask`` is a
     scheduler address or ``"local"``. ``progress(kind, info)`` is called from this process. Ctrl-C stops
     the workers and raises ``KeyboardInterrupt``; run folders already written stay, and a repeated call
@@ -709,7 +716,7 @@ def run_sweep(
     replaced; run folders stay).
     """
     t0 = time.perf_counter()
-    plan = plan_sweep(scenario, grid=grid, zip=zip, sets=sets, seeds=seeds)
+    plan = plan_sweep(scenario, **definition)
     jobs = max(1, jobs if jobs is not None else (os.cpu_count() or 1))
     out = Path(out)
     if out.exists() and not out.is_dir():
