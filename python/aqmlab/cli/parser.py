@@ -126,6 +126,12 @@ def _sets(sp: argparse.ArgumentParser, help: str) -> None:
     _repeatable(sp, "--set", "key=value", help, dest="overrides")
 
 
+def _workers(sp: argparse.ArgumentParser, dask_help: str) -> None:
+    """``--jobs`` and ``--dask``: where the runs of a sweep or study go."""
+    sp.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
+    sp.add_argument("--dask", metavar="ADDRESS", help=dask_help)
+
+
 def _add_sweep(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser(
         "sweep",
@@ -153,12 +159,10 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
         "--seeds", type=int, metavar="K", help="run each combination with seeds 1..K (default 1)"
     )
     seeds.add_argument("--seed-list", metavar="S1,S2,...", help="run each combination with these seeds")
-    s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
-    s.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="run on a Dask cluster: a scheduler address (tcp://host:8786) or `local` (a LocalCluster "
-        "of --jobs workers)",
+    _workers(
+        s,
+        "run on a Dask cluster: a scheduler address (tcp://host:8786) or `local` (a LocalCluster of --jobs "
+        "workers)",
     )
     s.add_argument(
         "--out", type=out_path, metavar="DIR", help="sweep folder (default results/sweep-<scenario name>)"
@@ -193,8 +197,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         metavar="K",
         help="seeds per configuration (default 3; --quick: 1, l4s-coexistence 2)",
     )
-    s.add_argument("--jobs", "-j", type=int, metavar="N", help="worker processes (default: number of CPUs)")
-    s.add_argument("--dask", metavar="ADDRESS", help="run on a Dask cluster (scheduler address or `local`)")
+    _workers(s, "run on a Dask cluster (scheduler address or `local`)")
     s.add_argument(
         "--out", type=out_path, metavar="DIR", help="report folder (default reports/STUDY[-quick])"
     )
