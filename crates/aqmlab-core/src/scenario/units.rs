@@ -205,11 +205,12 @@ mod tests {
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("10ms").unwrap().0, 10_000_000);
-        assert_eq!(parse_duration("1.5").unwrap().0, 1_500_000_000);
-        assert_eq!(parse_duration("2min").unwrap().0, 120_000_000_000);
-        assert!(parse_duration("-1s").is_err());
-        assert!(parse_duration("10 parsecs").is_err());
+        for (text, ns) in [("10ms", 10_000_000), ("1.5", 1_500_000_000), ("2min", 120_000_000_000)] {
+            assert_eq!(parse_duration(text).unwrap().0, ns, "{text}");
+        }
+        for bad in ["-1s", "10 parsecs"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
         // Beyond the bound a duration would be clamped to the clock's range: refused instead.
         assert!(parse_duration("1e12").unwrap_err().contains("at most 1e9 s"));
     }
@@ -231,20 +232,22 @@ mod tests {
 
     #[test]
     fn rates() {
-        assert_eq!(parse_rate("100Mbps").unwrap().0, 100_000_000);
-        assert_eq!(parse_rate("1Gbps").unwrap().0, 1_000_000_000);
-        assert_eq!(parse_rate("10Mb/s").unwrap().0, 10_000_000);
-        assert_eq!(parse_rate("64kbps").unwrap().0, 64_000);
-        assert!(parse_rate("-5Mbps").is_err());
-        assert!(parse_rate("0").is_err());
-        assert!(parse_rate("0.4").unwrap_err().contains("at least 1 bit/s"));
-        assert!(parse_rate("1e30").unwrap_err().contains("at most 1e13 bit/s"));
+        for (text, bps) in
+            [("100Mbps", 100_000_000), ("1Gbps", 1_000_000_000), ("10Mb/s", 10_000_000), ("64kbps", 64_000)]
+        {
+            assert_eq!(parse_rate(text).unwrap().0, bps, "{text}");
+        }
+        for (bad, message) in
+            [("-5Mbps", ""), ("0", ""), ("0.4", "at least 1 bit/s"), ("1e30", "at most 1e13 bit/s")]
+        {
+            assert!(parse_rate(bad).unwrap_err().contains(message), "{bad}");
+        }
     }
 
     #[test]
     fn sizes() {
-        assert_eq!(parse_bytes("16KiB").unwrap().0, 16384);
-        assert_eq!(parse_bytes("1500B").unwrap().0, 1500);
-        assert_eq!(parse_bytes("1MB").unwrap().0, 1_000_000);
+        for (text, bytes) in [("16KiB", 16384), ("1500B", 1500), ("1MB", 1_000_000)] {
+            assert_eq!(parse_bytes(text).unwrap().0, bytes, "{text}");
+        }
     }
 }
