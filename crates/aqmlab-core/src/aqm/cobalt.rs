@@ -270,12 +270,10 @@ impl FifoAqm for Cobalt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness, MS};
     use crate::aqm::{QueueAction, QueueDisc};
     use crate::net::Ecn;
-    use crate::sim::time::NS_PER_MS;
 
-    const MS: Time = NS_PER_MS;
 
     /// `n` packets of `ecn` queued at t = 0 on a 10 Mb/s link.
     fn queued_at_zero(n: usize, ecn: Ecn, cfg: Config) -> (Harness, FifoQueue<Cobalt>) {

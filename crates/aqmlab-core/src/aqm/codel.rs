@@ -265,12 +265,10 @@ impl FifoAqm for Codel {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, one_bad_field, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, Harness, MS};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
-    use crate::sim::time::NS_PER_MS;
 
-    const MS: Time = NS_PER_MS;
 
     /// Dequeues once per millisecond over `[from_ms, to_ms)` and returns the instants (ms) at which
     /// CoDel dropped or marked, with the action.

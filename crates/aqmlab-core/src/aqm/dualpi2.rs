@@ -238,12 +238,10 @@ impl QueueDisc for DualPi2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aqm::testutil::{assert_rejected, one_bad_field, near_binomial, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, near_binomial, on_10_mbps, Harness, MS};
     use crate::aqm::{state_of, DisciplineConfig, QueueAction};
     use crate::net::Ecn;
-    use crate::sim::time::NS_PER_MS;
 
-    const MS: Time = NS_PER_MS;
 
     fn dualpi2(cfg: Config) -> (Harness, DualPi2) {
         on_10_mbps(cfg)

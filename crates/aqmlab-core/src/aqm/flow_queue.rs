@@ -49,13 +49,14 @@ pub struct Scheduler {
 
 /// Declares a flow-queue discipline's `Config` with `aqm_config!`: the scheduler's fields, the same in
 /// FQ-CoDel and FQ-PIE (Linux's defaults, with ns-3's `DropBatchSize`), then the given fields, which
-/// configure the buckets' AQM. Implements [`FlowQueuesConfig`] with the buckets' AQM `#[buckets(A)]` and
-/// the `fn bucket` written after the struct.
+/// configure the buckets' AQM. Implements [`FlowQueuesConfig`] with the buckets' AQM `#[buckets(A)]`;
+/// `#[bucket(|c| m::Config { rest })]` is each bucket's configuration: every given field of `c` passed on
+/// as it is, then `rest`, so that a field added here reaches the buckets.
 macro_rules! fq_config {
     (
         #[buckets($aqm:ty)]
-        pub struct Config { $($fields:tt)* }
-        $($bucket:tt)*
+        #[bucket(|$c:ident| $bucket:ident::Config { $($rest:tt)* })]
+        pub struct Config { $($(#[$($attr:tt)*])* pub $field:ident: $ty:ty,)* }
     ) => {
         aqm_config! {
             pub struct Config {
@@ -75,7 +76,7 @@ macro_rules! fq_config {
                 #[default(64)]
                 #[check(at_least_one)]
                 pub drop_batch: u32,
-                $($fields)*
+                $($(#[$($attr)*])* pub $field: $ty,)*
             }
         }
 
@@ -87,7 +88,10 @@ macro_rules! fq_config {
                 $crate::aqm::flow_queue::Scheduler { flows, quantum, limit, drop_batch }
             }
 
-            $($bucket)*
+            fn bucket(&self) -> $bucket::Config {
+                let $c = self;
+                $bucket::Config { $($field: $c.$field,)* $($rest)* }
+            }
         }
     };
 }

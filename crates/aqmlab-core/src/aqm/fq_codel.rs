@@ -17,6 +17,8 @@ use crate::scenario::units::{Bytes, Seconds};
 
 fq_config! {
     #[buckets(Codel)]
+    // Each bucket's CoDel has no limit of its own.
+    #[bucket(|c| codel::Config { limit: u32::MAX })]
     pub struct Config {
         /// CoDel target, seconds (0.005).
         #[default(Seconds(0.005))]
@@ -35,19 +37,6 @@ fq_config! {
         /// Each bucket's CoDel L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
         pub l4s: bool,
     }
-
-    /// Each bucket's CoDel, without a limit of its own.
-    fn bucket(&self) -> codel::Config {
-        codel::Config {
-            target: self.target,
-            interval: self.interval,
-            mtu: self.mtu,
-            limit: u32::MAX,
-            ecn: self.ecn,
-            ce_threshold: self.ce_threshold,
-            l4s: self.l4s,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -55,13 +44,10 @@ mod tests {
     use super::*;
     use crate::aqm::flow_queue::testutil::{arrive, arrive_n, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::{mix32, List};
-    use crate::aqm::testutil::{assert_rejected, one_bad_field};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, MS};
     use crate::aqm::{DropReason, QueueAction, QueueDisc};
     use crate::net::{Ecn, PacketId};
-    use crate::sim::time::NS_PER_MS;
-    use crate::sim::Time;
 
-    const MS: Time = NS_PER_MS;
 
     #[test]
     fn hashing_is_fixed_and_spreads_flows() {

@@ -22,6 +22,8 @@ use crate::scenario::units::{Bytes, Seconds};
 
 fq_config! {
     #[buckets(Pie)]
+    // Each bucket's PIE, in packet mode, has the whole buffer as its limit.
+    #[bucket(|c| pie::Config { limit: c.limit, ..pie::Config::default() })]
     pub struct Config {
         /// Each bucket's target queueing delay, seconds (0.015).
         #[serde(alias = "target")]
@@ -62,27 +64,6 @@ fq_config! {
         /// Each bucket's PIE in L4S mode (ns-3 `UseL4s`; needs `ce_threshold`).
         pub l4s: bool,
     }
-
-    /// Each bucket's PIE, in packet mode, with the whole buffer as its limit.
-    fn bucket(&self) -> pie::Config {
-        pie::Config {
-            limit: self.limit,
-            qdelay_ref: self.qdelay_ref,
-            t_update: self.t_update,
-            alpha: self.alpha,
-            beta: self.beta,
-            max_burst: self.max_burst,
-            dq_rate_estimator: self.dq_rate_estimator,
-            dq_threshold: self.dq_threshold,
-            ecn: self.ecn,
-            mark_ecnth: self.mark_ecnth,
-            cap_drop_adjustment: self.cap_drop_adjustment,
-            derandomize: self.derandomize,
-            ce_threshold: self.ce_threshold,
-            l4s: self.l4s,
-            ..pie::Config::default()
-        }
-    }
 }
 
 #[cfg(test)]
@@ -91,13 +72,10 @@ mod tests {
     use crate::aqm::fifo::FifoAqm;
     use crate::aqm::flow_queue::testutil::{arrive, arrive_n, assert_byte_shares_stay_even, fq, next_flow, A, B, C};
     use crate::aqm::flow_queue::FlowQueues;
-    use crate::aqm::testutil::{assert_rejected, one_bad_field};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, MS};
     use crate::aqm::{DropReason, QueueAction, QueueConfig, QueueDisc};
     use crate::net::Ecn;
-    use crate::sim::time::NS_PER_MS;
-    use crate::sim::Time;
 
-    const MS: Time = NS_PER_MS;
 
     /// A value of the PIE state of `flow`'s bucket.
     fn pie_state(q: &FlowQueues<Pie>, flow: u32, key: &str) -> f64 {

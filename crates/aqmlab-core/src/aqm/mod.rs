@@ -384,6 +384,9 @@ pub(crate) mod testutil {
         }
     }
 
+    /// A millisecond, for the tests' times.
+    pub const MS: Time = crate::sim::time::NS_PER_MS;
+
     /// `[(field, Config { field: value, ..Default::default() }), ...]` for `field: value, ...`: the
     /// configurations for [`assert_rejected`] that break one field each, named once.
     macro_rules! one_bad_field {

@@ -331,12 +331,10 @@ impl FifoAqm for Pie {
 mod tests {
     use super::*;
     use crate::aqm::QueueDisc;
-    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness};
+    use crate::aqm::testutil::{assert_rejected, one_bad_field, on_10_mbps, Harness, MS};
     use crate::aqm::QueueAction;
     use crate::net::Ecn;
-    use crate::sim::time::NS_PER_MS;
 
-    const MS: Time = NS_PER_MS;
 
     fn pie(cfg: Config) -> (Harness, FifoQueue<Pie>) {
         on_10_mbps(cfg)
