@@ -55,3 +55,32 @@ proc run_measured {} {
     $ns at $duration "finish"
     $ns run
 }
+
+# A monitor of the queue from node `from` to node `to`: arrivals, departures and drops (QueueMonitor).
+proc monitor {from to} {
+    global ns
+    set m [new QueueMonitor]
+    [$ns link $from $to] attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $m
+    return $m
+}
+
+# client --100Mb,1ms-- R0 --`bneck` Mb/s,1ms-- R1 --100Mb,1ms-- server, all drop-tail: 1000-packet access
+# queues, `bqueue` packets at the bottleneck both ways. R0 and R1 are made by `$ns $router` (node or
+# DelayBox); sets the globals client, server, R0 and R1, created in that order, and mon(fwd), mon(rev):
+# monitors of the bottleneck R0->R1 and R1->R0.
+proc bottleneck_line {router bneck bqueue} {
+    global ns client server R0 R1 mon
+    set client [$ns node]
+    set server [$ns node]
+    set R0 [$ns $router]
+    set R1 [$ns $router]
+    $ns duplex-link $client $R0 100Mb 1ms DropTail
+    $ns duplex-link $R0 $R1 ${bneck}Mb 1ms DropTail
+    $ns duplex-link $R1 $server 100Mb 1ms DropTail
+    foreach {x y lim} [list $client $R0 1000 $R0 $client 1000 $R0 $R1 $bqueue $R1 $R0 $bqueue \
+                          $R1 $server 1000 $server $R1 1000] {
+        $ns queue-limit $x $y $lim
+    }
+    set mon(fwd) [monitor $R0 $R1]
+    set mon(rev) [monitor $R1 $R0]
+}

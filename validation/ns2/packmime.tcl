@@ -115,26 +115,7 @@ add-packet-header IP TCP Flags
 set ns [new Simulator]
 $ns use-scheduler Heap
 
-set client [$ns node]
-set server [$ns node]
-set R0 [$ns DelayBox]
-set R1 [$ns DelayBox]
-$ns duplex-link $client $R0 100Mb 1ms DropTail
-$ns duplex-link $R0 $R1 $cfg(bneck)Mb 1ms DropTail
-$ns duplex-link $R1 $server 100Mb 1ms DropTail
-foreach {x y lim} [list $client $R0 1000 $R0 $client 1000 $R0 $R1 $cfg(bqueue) $R1 $R0 $cfg(bqueue) \
-                      $R1 $server 1000 $server $R1 1000] {
-    $ns queue-limit $x $y $lim
-}
-
-proc monitor {from to} {
-    global ns
-    set m [new QueueMonitor]
-    [$ns link $from $to] attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $m
-    return $m
-}
-set mon(fwd) [monitor $R0 $R1]
-set mon(rev) [monitor $R1 $R0]
+bottleneck_line DelayBox $cfg(bneck) $cfg(bqueue)
 set mon(a1) [monitor $client $R0]
 set mon(a2) [monitor $R0 $client]
 set mon(a3) [monitor $R1 $server]

@@ -93,12 +93,6 @@ for {set k 0} {$k < 3} {incr k} {
 }
 
 # Monitors: bottleneck A->B (metrics), reverse B->A and the three sender access links (drops only).
-proc monitor {from to} {
-    global ns
-    set m [new QueueMonitor]
-    [$ns link $from $to] attach-monitors [new SnoopQueue/In] [new SnoopQueue/Out] [new SnoopQueue/Drop] $m
-    return $m
-}
 set qmon [monitor $A $B]
 set rmon [monitor $B $A]
 for {set k 0} {$k < 3} {incr k} { set amon($k) [monitor $src($k) $A] }

@@ -1123,6 +1123,16 @@ mod tests {
             out.iter().map(|&id| self.packets.get(id).clone()).collect()
         }
 
+        /// A pair whose handshake is done.
+        fn established(cfg: TcpConfig) -> Self {
+            let mut p = Pair::new(cfg);
+            let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+            let syn_ack = p.deliver(1, &syn);
+            let ack = p.deliver(0, &syn_ack);
+            let _ = p.deliver(1, &ack);
+            p
+        }
+
         fn deliver(&mut self, to: usize, pkts: &[Packet]) -> Vec<Packet> {
             let mut replies = Vec::new();
             for p in pkts {
@@ -1260,11 +1270,7 @@ mod tests {
         cc: impl FnOnce(&TcpConfig) -> AnyController,
     ) -> (Pair, Vec<Packet>) {
         let cfg = TcpConfig { delayed_ack: false, max_window: 100, mss: MSS as u32, ..cfg };
-        let mut p = Pair::new(cfg);
-        let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
-        let syn_ack = p.deliver(1, &syn);
-        let ack = p.deliver(0, &syn_ack);
-        let _ = p.deliver(1, &ack);
+        let mut p = Pair::established(cfg);
         p.ends[0].cc = cc(&p.cfg);
         let data = p.call(0, |e, cfg, io| e.write(cfg, 10_000 * MSS, io));
         assert_eq!(segs(&data), (0..cwnd as u64).collect::<Vec<_>>());
@@ -1562,11 +1568,7 @@ mod tests {
         let rsp = p.call(1, |e, cfg, io| e.write_last(cfg, 500, io));
         assert_eq!((rsp.len(), rsp[0].payload(), rsp[0].has(flags::FIN)), (1, 500, true));
         // Three segments: data alone, then the FIN once everything is acknowledged.
-        let mut p = Pair::new(cfg);
-        let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
-        let syn_ack = p.deliver(1, &syn);
-        let ack = p.deliver(0, &syn_ack);
-        let _ = p.deliver(1, &ack);
+        let mut p = Pair::established(cfg);
         let first = p.call(1, |e, cfg, io| e.write_last(cfg, 3 * MSS, io));
         let acks = p.deliver(0, &first);
         assert_eq!((first.len(), acks.len()), (2, 2), "initial window 2; a full segment is ACKed at once");
@@ -1588,11 +1590,7 @@ mod tests {
     fn full_tcp_restarts_from_the_initial_window_after_idleness() {
         for (pause, sent_after) in [(1.0, 2), (0.02, 3)] {
             let cfg = TcpConfig { recovery: Recovery::FullTcp, mss: MSS as u32, ..TcpConfig::default() };
-            let mut p = Pair::new(cfg);
-            let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
-            let syn_ack = p.deliver(1, &syn);
-            let ack = p.deliver(0, &syn_ack);
-            let _ = p.deliver(1, &ack);
+            let mut p = Pair::established(cfg);
             let data = p.call(1, |e, cfg, io| e.write(cfg, 2 * MSS, io));
             p.timers.clear();
             let acks = p.deliver(0, &data);
