@@ -642,6 +642,6 @@ STUDY = Study(
         "validation/results/compare_weigle2005.md gives both definitions in both simulators.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
-    full_runtime="330 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
+    full_runtime="336 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
     "runs), measured end to end with /usr/bin/time on 2026-11-25",
 )
