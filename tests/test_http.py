@@ -27,6 +27,9 @@ COLUMNS = {
         "connections_finished",
         "connections_open",
         "pairs_planned",
+        "retransmits",
+        "timeouts",
+        "timeouts_after_ecn",
     ],
     "responses": [
         "class",

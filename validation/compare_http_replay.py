@@ -12,8 +12,9 @@ gaps over one drop-tail bottleneck (100 Mb/s access links, 1 ms each link).
    differently.
 2. **Paired, with loss**: ten times larger responses through a 20-packet buffer. Here the two runs part at
    the first instant where several connections act at once (ns-2 orders such ties by its timers' floating
-   point times and its heap), so each trace is compared as a whole: drops, packets, pairs completed and
-   response times, over ``--traces`` traces with the paired difference and its 95 % interval.
+   point times and its heap), so each trace is compared as a whole: drops, packets, retransmission
+   timeouts (ns-2: the agents' ``nrexmit_``), pairs completed and response times, over ``--traces`` traces
+   with the paired difference and its 95 % interval.
 
 A trace: connections arriving as a Poisson process (``RATE`` per second over ``SPAN`` seconds), 70 % with
 one pair, the others persistent with 1 + Exp(mean 3) pairs, think gaps Exp(mean 0.5 s), server delays
@@ -107,9 +108,21 @@ def run_both(trace: Path, mbps: int, buffer: int) -> dict:
         for c, i, s, e in zip(p.connection, p["index"], p.start_s, p.end_s, strict=True)
     }
     rev = r.links.set_index("link").loc["R1->R0"]
+    gen = r.generators.iloc[0]
     return {
-        "ns-2": {"pairs": ns2, "drops": counts["drops_rev"], "packets": counts["arrivals_rev"]},
-        "aqmlab": {"pairs": aq, "drops": int(rev["drops"]), "packets": int(rev["arrivals"])},
+        "ns-2": {
+            "pairs": ns2,
+            "drops": counts["drops_rev"],
+            "packets": counts["arrivals_rev"],
+            "timeouts": counts["timeouts"],
+        },
+        "aqmlab": {
+            "pairs": aq,
+            "drops": int(rev["drops"]),
+            "packets": int(rev["arrivals"]),
+            # ns-2's nrexmit_ leaves out the timeouts after an ECN reduction (none here: no ECN)
+            "timeouts": int(gen["timeouts"] - gen["timeouts_after_ecn"]),
+        },
     }
 
 
@@ -127,6 +140,7 @@ def summary(side: dict) -> dict[str, float]:
     return {
         "drops R1->R0": side["drops"],
         "packets R1->R0": side["packets"],
+        "retransmission timeouts": side["timeouts"],
         "pairs completed": len(rts),
         "mean response ms": 1000 * statistics.fmean(rts),
         "p90 response ms": 1000 * rts[int(0.9 * (len(rts) - 1))],

@@ -14,8 +14,9 @@
 #   segsize=1460 window=64 segsperack=1 nodelay=0   FullTcp segsize_, window_, segsperack_, nodelay_
 #   ptrace=FILE    ns-2's packet trace of the bottleneck R1->R0 (responses) to FILE (optional)
 #
-# Prints one JSON line: pairs completed, bottleneck drops and arrivals each way, FullTcp retransmission
-# timeouts summed over the connections' agents (nrexmit_).
+# Prints one JSON line: bottleneck drops and arrivals each way, FullTcp retransmission timeouts summed
+# over the connections' agents (nrexmit_; a client's taken when its last response is in, as its agent
+# resets the counter when the connection closes).
 source [file join [file dirname [info script]] common.tcl]
 array set cfg {trace "" pairs "" duration 60 bneck 10 bqueue 100 segsize 1460 window 64 segsperack 1
     nodelay 0 ptrace ""}
@@ -51,6 +52,11 @@ Application/ReplayClient instproc recv {bytes} {
     incr sent_
     if {4 * $sent_ < [llength $plan($conn_)]} {
         $ns after [lindex $plan($conn_) [expr {4 * $sent_}]] "$self request"
+    } else {
+        # The client closes passively: its FullTcp agent resets nrexmit_ to 0 when its FIN is
+        # acknowledged (LAST_ACK -> CLOSED, reset()), so its timeouts are taken now.
+        global timeouts_taken
+        set timeouts_taken([$self agent]) [[$self agent] set nrexmit_]
     }
 }
 Application/ReplayClient instproc request {} {
@@ -126,8 +132,11 @@ proc finish {} {
     global mon pairlog agents cfg
     close $pairlog
     if {$cfg(ptrace) ne ""} { global ptr; close $ptr }
+    global timeouts_taken
     set timeouts 0
-    foreach a $agents { incr timeouts [$a set nrexmit_] }
+    foreach a $agents {
+        incr timeouts [expr {[info exists timeouts_taken($a)] ? $timeouts_taken($a) : [$a set nrexmit_]}]
+    }
     puts [format "{\"drops_fwd\": %d, \"drops_rev\": %d, \"arrivals_fwd\": %d, \"arrivals_rev\": %d, \"timeouts\": %d}" \
         [$mon(fwd) set pdrops_] [$mon(rev) set pdrops_] [$mon(fwd) set parrivals_] [$mon(rev) set parrivals_] \
         $timeouts]

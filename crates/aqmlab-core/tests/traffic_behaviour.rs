@@ -199,3 +199,35 @@ fn per_direction_delaybox_draws_each_direction_separately() {
     assert!(independent.iter().filter(|d| *d % 2 == 1).count() > 15, "{independent:?}");
     assert!(independent.iter().all(|d| (20..=300).contains(d)));
 }
+
+/// A generator counts its connections' retransmissions and timeouts (generators table): none on an idle
+/// path; one replayed connection (a 300-byte request, a two-segment response) whose last response
+/// segment is lost has nothing to raise duplicate ACKs, so it retransmits once, after one timeout.
+#[test]
+fn generators_count_their_connections_retransmissions_and_timeouts() {
+    let r = simulate(&network("1Gbps", "", HTTP, 30));
+    let g = &r.generators[0];
+    assert!(g.connections_started > 500);
+    assert_eq!((g.retransmits, g.timeouts, g.timeouts_after_ecn), (0, 0, 0));
+
+    let trace = std::env::temp_dir().join(format!("aqmlab-one-connection-{}.txt", std::process::id()));
+    std::fs::write(&trace, "0.1 300 2000 0\n").unwrap();
+    let links = [
+        link_table("client", "R0", "1Gbps", "1ms", LARGE_DROPTAIL),
+        // R1 -> R0 loses its second data packet: the response's last segment.
+        link_table("R0", "R1", "10Mbps", "1ms", LARGE_DROPTAIL) + "loss_ba = { list = [2] }\n",
+        link_table("R1", "server", "1Gbps", "1ms", LARGE_DROPTAIL),
+    ]
+    .concat();
+    let text = format!(
+        "duration = 10\n[tcp]\nrecovery = \"full_tcp\"\n{links}[[http]]\nclients = \"client\"\nservers = \"server\"\n\
+         trace = \"{}\"\n",
+        trace.display()
+    );
+    let r = simulate(&text);
+    std::fs::remove_file(&trace).unwrap();
+    let g = &r.generators[0];
+    assert_eq!((g.connections_started, g.connections_finished), (1, 1));
+    assert_eq!((g.retransmits, g.timeouts), (1, 1));
+    assert_eq!(r.responses[0].pairs, 1);
+}

@@ -165,6 +165,25 @@ impl DelayBox {
     }
 }
 
+/// Retransmissions and timeouts of a generator's connections, both ends, over the whole run: summed as
+/// connections close, plus the open ones' at the end.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ConnectionTcp {
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub timeouts_after_ecn: u64,
+}
+
+impl ConnectionTcp {
+    pub fn add(&mut self, conn: &TcpConn) {
+        for s in conn.ends.iter().map(Endpoint::stats) {
+            self.retransmits += s.retransmits;
+            self.timeouts += s.timeouts;
+            self.timeouts_after_ecn += s.timeouts_after_ecn;
+        }
+    }
+}
+
 /// Where a new connection's endpoints sit: its slot, class and the routes of both directions.
 #[derive(Clone, Copy)]
 struct Ends {
@@ -186,6 +205,8 @@ pub(super) struct Generator {
     pub started: u64,
     pub finished: u64,
     pub pairs_planned: u64,
+    /// Of the connections closed so far.
+    pub tcp_counts: ConnectionTcp,
 }
 
 enum ConnectionSource {
@@ -252,6 +273,7 @@ impl Generator {
             started: 0,
             finished: 0,
             pairs_planned: 0,
+            tcp_counts: ConnectionTcp::default(),
         }
     }
 
@@ -489,10 +511,14 @@ impl Simulation<'_> {
             return; // static flows keep their slot for the results table
         }
         if let Some(g) = flow.generator {
-            self.generators[g as usize].finished += 1;
+            let g = &mut self.generators[g as usize];
+            g.finished += 1;
+            g.tcp_counts.add(conn);
         }
         if flow.user != NO_USER {
-            self.web[self.users[flow.user as usize].generator as usize].finished += 1;
+            let g = &mut self.web[self.users[flow.user as usize].generator as usize];
+            g.finished += 1;
+            g.tcp_counts.add(conn);
         }
         flow.state = FlowState::Free;
         self.free_slots.push(f);

@@ -1,6 +1,6 @@
 //! Assembles the result tables at the end of a run.
 
-use super::flows::FlowState;
+use super::flows::{ConnectionTcp, FlowState, NO_USER};
 use super::Simulation;
 use crate::metrics::response::{ResponseBins, ResponseRow};
 use crate::metrics::{
@@ -17,6 +17,22 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 impl Simulation<'_> {
+    /// The TCP counters of each `[[http]]` and each `[[web_users]]` generator: its closed connections'
+    /// and its open ones'.
+    fn generator_tcp(&self) -> (Vec<ConnectionTcp>, Vec<ConnectionTcp>) {
+        let mut http: Vec<ConnectionTcp> = self.generators.iter().map(|g| g.tcp_counts).collect();
+        let mut web: Vec<ConnectionTcp> = self.web.iter().map(|g| g.tcp_counts).collect();
+        for flow in &self.flows {
+            let FlowState::Tcp { conn, .. } = &flow.state else { continue };
+            if let Some(g) = flow.generator {
+                http[g as usize].add(conn);
+            } else if flow.user != NO_USER {
+                web[self.users[flow.user as usize].generator as usize].add(conn);
+            }
+        }
+        (http, web)
+    }
+
     /// Link direction `l`'s counters so far in the measurement window, per traffic class (the rows of
     /// `link_classes`; their sum is its row of `links`).
     pub(super) fn link_class_counters(&self, l: usize) -> Vec<ClassCounters> {
@@ -206,18 +222,23 @@ impl Simulation<'_> {
                 response_bins.count.push(count);
             }
         }
-        let web_generators = self.web_generator_rows();
+        let (http_tcp, web_tcp) = self.generator_tcp();
+        let web_generators = self.web_generator_rows(&web_tcp);
         let generators = self
             .generators
             .iter()
             .zip(&m.http)
-            .map(|(g, h)| GeneratorRow {
+            .zip(http_tcp)
+            .map(|((g, h), tcp)| GeneratorRow {
                 generator: h.name.clone(),
                 class: m.classes[h.class as usize].clone(),
                 connections_started: g.started,
                 connections_finished: g.finished,
                 connections_open: g.started - g.finished,
                 pairs_planned: g.pairs_planned,
+                retransmits: tcp.retransmits,
+                timeouts: tcp.timeouts,
+                timeouts_after_ecn: tcp.timeouts_after_ecn,
             })
             .chain(web_generators)
             .collect();

@@ -4,6 +4,7 @@
 //! opens connections from inside another connection's event). Steps are idempotent: a stale event finds
 //! nothing to do.
 
+use super::flows::ConnectionTcp;
 use super::{Event, Simulation};
 use crate::metrics::GeneratorRow;
 use crate::scenario::build::SizeSpec;
@@ -22,6 +23,8 @@ pub(super) struct WebGenerator {
     pub started: u64,
     pub finished: u64,
     objects: u64,
+    /// Of the connections closed so far.
+    pub tcp_counts: ConnectionTcp,
     /// Users fetching a page now, and users past `stop` (the others are thinking).
     waiting: u32,
     stopped: u32,
@@ -72,6 +75,7 @@ impl Simulation<'_> {
                 started: 0,
                 finished: 0,
                 objects: 0,
+                tcp_counts: ConnectionTcp::default(),
                 waiting: 0,
                 stopped: 0,
             });
@@ -155,17 +159,21 @@ impl Simulation<'_> {
 
     /// One row per `[[web_users]]` generator, after the `[[http]]` ones: connections, and the objects
     /// requested as `pairs_planned`.
-    pub(super) fn web_generator_rows(&self) -> Vec<GeneratorRow> {
+    pub(super) fn web_generator_rows(&self, tcp: &[ConnectionTcp]) -> Vec<GeneratorRow> {
         self.web
             .iter()
             .zip(&self.model.web_users)
-            .map(|(g, m)| GeneratorRow {
+            .zip(tcp)
+            .map(|((g, m), tcp)| GeneratorRow {
                 generator: m.name.clone(),
                 class: self.model.classes[m.class as usize].clone(),
                 connections_started: g.started,
                 connections_finished: g.finished,
                 connections_open: g.started - g.finished,
                 pairs_planned: g.objects,
+                retransmits: tcp.retransmits,
+                timeouts: tcp.timeouts,
+                timeouts_after_ecn: tcp.timeouts_after_ecn,
             })
             .collect()
     }

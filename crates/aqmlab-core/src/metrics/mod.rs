@@ -452,6 +452,11 @@ pub struct GeneratorRow {
     pub connections_open: u64,
     /// Request/response pairs planned on the started connections.
     pub pairs_planned: u64,
+    /// Over the whole run, both ends of every connection: segments sent again, retransmission
+    /// timeouts, and the timeouts among them that followed an ECN reduction (see `FlowRow`).
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub timeouts_after_ecn: u64,
 }
 
 /// Run-level facts.

@@ -186,6 +186,9 @@ pub fn generators(rows: &[GeneratorRow]) -> RecordBatch {
         int connections_finished,
         int connections_open,
         int pairs_planned,
+        int retransmits,
+        int timeouts,
+        int timeouts_after_ecn,
     )
 }
 
