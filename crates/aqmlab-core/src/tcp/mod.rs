@@ -118,6 +118,9 @@ pub enum Recovery {
     /// more losses in a window about ssthresh segments leave at once. With ECN: ECN-Echo counts only
     /// on ACKs that acknowledge new data, after the ACK is processed; three duplicate ACKs soon after an
     /// ECN reduction halve cwnd again; no timeout halves ssthresh while the last reduction was ECN's.
+    /// It also opens, acknowledges and closes as FullTcp (docs/tcp.md): a pure ACK of the SYN-ACK, ACKs
+    /// by bytes with the delayed-ACK timer on a 100-ms grid, the FIN of `MSG_EOF`, and FullTcp's
+    /// slow-start restart.
     FullTcp,
 }
 
