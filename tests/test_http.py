@@ -179,6 +179,7 @@ def test_cli_prints_response_times_generators_and_the_stop_condition(tmp_path):
     row = next(line for line in p.stdout.splitlines() if line.strip().startswith("web "))
     assert row.split()[1] == "50"  # the stop condition: 50 pairs after the warm-up
     assert "Generators: web:" in p.stdout and "pairs per connection" in p.stdout
+    assert "retransmissions" in p.stdout and "timeouts" in p.stdout
     assert "ended by the stop condition" in p.stdout
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["ended_by"] == "pairs"
 

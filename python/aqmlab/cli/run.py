@@ -222,7 +222,8 @@ def generator_lines(generators: list[dict]) -> list[Text]:
             Text(
                 f"Generators: {g['generator']}: {started:,} connections started / "
                 f"{g['connections_finished']:,} finished / {g['connections_open']:,} open at the end, "
-                f"{per:.3f} pairs per connection"
+                f"{per:.3f} pairs per connection; TCP (both ends, whole run): {g['retransmits']:,} "
+                f"retransmissions, {g['timeouts']:,} timeouts"
             )
         )
     return lines
