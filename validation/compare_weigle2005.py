@@ -415,7 +415,8 @@ def main() -> None:
     cache = run_all(cells, seeds, a.pairs, settings, a.jobs, require=tuple(a.require))
     a.out.write_text(report(cells, seeds, a.pairs, settings, cache, a.tag) + "\n")
     print(a.out)
-    if settings == study:
+    if settings == study and a.pairs == ap.get_default("pairs"):
+        # the study's report shows ns-2 at its own settings and run length only
         write_study_data(a.pairs, settings, cache)
 
 
