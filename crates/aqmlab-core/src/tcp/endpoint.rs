@@ -332,6 +332,10 @@ impl Endpoint {
     /// Queues `bytes` more application data for sending.
     pub fn write(&mut self, cfg: &TcpConfig, bytes: u64, io: &mut TcpIo) {
         debug_assert!(!self.closing, "write after close");
+        self.append(cfg, bytes, io);
+    }
+
+    fn append(&mut self, cfg: &TcpConfig, bytes: u64, io: &mut TcpIo) {
         self.app_end += bytes;
         if self.state == State::Established {
             self.send_much(cfg, io);
@@ -348,11 +352,8 @@ impl Endpoint {
             return self.close(cfg, io);
         }
         debug_assert!(!self.closing, "write after close");
-        self.app_end += bytes;
         self.closing = true;
-        if self.state == State::Established {
-            self.send_much(cfg, io);
-        }
+        self.append(cfg, bytes, io);
     }
 
     /// Whether the segment `[seq, seq + len)` carries the FIN: it ends the data of a closing side and,

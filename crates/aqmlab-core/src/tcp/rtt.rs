@@ -41,9 +41,7 @@ impl RttEstimator {
         if self.tick == 0 {
             return self.sample_exact(r);
         }
-        let sent = now - r + self.boot_offset;
-        let phase = sent % self.tick;
-        let m = ((r + phase) / self.tick).max(1) as i64;
+        let m = self.whole_ticks(now - r, r).max(1) as i64;
         if self.srtt8 != 0 {
             let mut delta = m - (self.srtt8 >> 3);
             self.srtt8 = (self.srtt8 + delta).max(1);
@@ -89,8 +87,14 @@ impl RttEstimator {
         if self.tick == 0 {
             return idle > self.rto;
         }
-        let phase = (last + self.boot_offset) % self.tick;
-        (idle + phase) / self.tick * self.tick > self.rto
+        self.whole_ticks(last, idle) * self.tick > self.rto
+    }
+
+    /// The clock ticks of this connection that pass in `span` from `from` (ns-2 counts a span from the
+    /// last tick of its clock, whose phase is `boot_time_`).
+    fn whole_ticks(&self, from: Time, span: Time) -> Time {
+        let phase = (from + self.boot_offset) % self.tick;
+        (span + phase) / self.tick
     }
 
     /// Doubles the backoff after a timeout; after many backoffs the SRTT is folded into RTTVAR so the
