@@ -140,20 +140,31 @@ def test_one_seed_reproduces_no_finding(monkeypatch):
 
 
 class _Windowed(RunOutcome):
-    """A run at 98 % with three statistics windows of the peering link (the last one shorter)."""
+    """A run at 98 % with a 10-minute statistics window per loss given, and one more, shorter window."""
 
-    def __init__(self, losses: list[float], p90s: list[float]):
+    def __init__(self, losses: list[float], p90s: list[float], carried: list[float] | None = None):
         self.spec = StudyRun(labels=(("load", "98"), ("scheme", "DT 240")), scenario="", seed=1)
-        starts = [60.0, 660.0, 1260.0]
-        ends = [660.0, 1260.0, 1300.0]
+        starts = [60.0 + 600 * k for k in range(len(losses) + 1)]
+        ends = [a + 600 for a in starts[:-1]] + [starts[-1] + 40]
+        carried = carried or [1e9] * len(losses)
         self.links = pd.DataFrame(
             [
-                # loss split over the two directions; a busy access link that must not count
-                {"link": link, "t_start": a, "t_end": b, "arrivals": 1000, "drops": 10 * loss}
-                for a, b, loss in zip(starts, ends, [*losses, 99.0], strict=True)
+                # loss and bytes split over the two directions; a busy access link that must not count
+                {
+                    "link": link,
+                    "t_start": a,
+                    "t_end": b,
+                    "arrivals": 1000,
+                    "drops": 10 * loss,
+                    "departure_bytes": c / 2,
+                }
+                for a, b, loss, c in zip(starts, ends, [*losses, 99.0], [*carried, 1.0], strict=True)
                 for link in ("RA->RB", "RB->RA")
             ]
-            + [{"link": "clientsA->RA", "t_start": 60.0, "t_end": 660.0, "arrivals": 5, "drops": 5}]
+            + [
+                {"link": "clientsA->RA", "t_start": 60.0, "t_end": 660.0, "arrivals": 5, "drops": 5}
+                | {"departure_bytes": 7}
+            ]
         )
         self.responses = pd.DataFrame(
             [
@@ -182,6 +193,21 @@ def test_stationarity_compares_the_full_windows(losses, p90s, spreads, stationar
     assert (row["loss spread %"], row["p90 spread %"], row["stationary"]) == (*spreads, stationary)
     assert row["loss % per window"] == " / ".join(f"{v:.2f}" for v in losses)
     assert row["p90 ms per window"] == " / ".join(f"{1e3 * v:.0f}" for v in p90s)
+
+
+def test_stationarity_tells_a_drift_from_window_to_window_noise():
+    # Loss rising by 0.5 points per 10-minute window is 3 points per hour, exactly linear: a drift.
+    rising = _Windowed([1.0, 1.5, 2.0, 2.5], [0.8] * 4, carried=[9e9, 9.09e9, 9e9, 9e9])
+    # Values like these out of order: a spread of 150 % but a slope of 0.2 points per window (least
+    # squares: Σ(k − 1.5)·y / Σ(k − 1.5)² = 1 / 5), 1.2 per hour, inside a wide interval.
+    noisy = _Windowed([2.0, 1.0, 1.5, 2.5], [0.8] * 4)
+    table = le2003.stationarity([rising, noisy])
+    a, b = table.frame.to_dict("records")
+    assert a["loss trend, points per hour"] == "+3.00 ± 0.00"
+    assert a["carried spread %"] == "1.0"
+    assert b["loss trend, points per hour"].startswith("+1.20 ± 8.")
+    assert (a["stationary"], b["stationary"]) == ("no", "no")
+    assert "1 of 2 runs drift" in table.note
 
 
 def test_the_stationarity_loads_carry_statistics_windows():
