@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::link;
+use common::{bench_dumbbell, link};
 
 /// PI on a congested bottleneck, sampled with a drop-tail access link: PI gives its two variables at
 /// every sample, the last equal to the end-of-run state in the links table; drop-tail gives no rows.
@@ -10,19 +10,18 @@ use common::link;
 /// (at the end) and the end-of-run state.
 #[test]
 fn pi_state_is_sampled_and_ends_as_the_links_table_says() {
-    let bench = include_str!("../../../scenarios/bench-dumbbell.toml");
-    let overrides: Vec<String> = [
-        "dumbbell.pairs=40",
-        "duration=\"12.001s\"",
-        "measure.warmup=\"2s\"",
-        "measure.sample_interval=\"1ms\"",
-        "measure.sample_links=[\"A->B\", \"S0->A\"]",
-        r#"dumbbell.queue={kind="pi", limit=60, qref=10}"#,
-    ]
-    .map(String::from)
-    .into();
-    let model =
-        aqmlab_core::load(bench, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+    let text = bench_dumbbell(
+        "",
+        &[
+            "dumbbell.pairs=40",
+            "duration=\"12.001s\"",
+            "measure.warmup=\"2s\"",
+            "measure.sample_interval=\"1ms\"",
+            "measure.sample_links=[\"A->B\", \"S0->A\"]",
+            r#"dumbbell.queue={kind="pi", limit=60, qref=10}"#,
+        ],
+    );
+    let model = aqmlab_core::load(&text, "bench-dumbbell.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
     let bottleneck = model.links.iter().position(|l| l.name == "A->B").unwrap() as u32;
     let r = aqmlab_core::run(model, None);
     let (q, a) = (&r.queue_samples, &r.aqm_samples);

@@ -7,7 +7,7 @@ mod common;
 
 use aqmlab_core::metrics::{WindowLinks, WindowResponses};
 use aqmlab_core::{load, run, RunResult};
-use common::simulate;
+use common::{bench_dumbbell, simulate};
 
 /// Runs `text` with `overrides`.
 fn simulate_with(text: &str, overrides: &[&str]) -> RunResult {
@@ -52,21 +52,20 @@ fn simulated(r: &RunResult) -> serde_json::Value {
 /// The bench dumbbell with 4 pairs (ECN-capable TCP) over 6.5 s, without a warm-up, with `queue` on
 /// its 20 Mb/s bottleneck and Poisson UDP besides the TCP flows.
 fn dumbbell(queue: &str) -> String {
-    let bench = include_str!("../../../scenarios/bench-dumbbell.toml");
     let udp = "\n[[flows]]\nname = \"poisson\"\nkind = \"udp_poisson\"\nsrc = \"S0\"\ndst = \"R0\"\n\
                rate = \"10Mbps\"\npacket_size = 1000\n";
-    let text = format!("{bench}{udp}");
-    let overrides = [
-        "dumbbell.pairs=4",
-        "duration=\"6.5s\"",
-        "measure.warmup=0",
-        "measure.sample_links=[\"all\"]",
-        "dumbbell.bottleneck_rate=\"20Mbps\"",
-        "tcp.ecn=true",
-        queue,
-    ]
-    .map(String::from);
-    aqmlab_core::resolve(&text, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"))
+    bench_dumbbell(
+        udp,
+        &[
+            "dumbbell.pairs=4",
+            "duration=\"6.5s\"",
+            "measure.warmup=0",
+            "measure.sample_links=[\"all\"]",
+            "dumbbell.bottleneck_rate=\"20Mbps\"",
+            "tcp.ecn=true",
+            queue,
+        ],
+    )
 }
 
 /// (1) Without a warm-up, the windows of every link direction add up to its `links` row: arrivals,

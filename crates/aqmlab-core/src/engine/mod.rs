@@ -607,6 +607,14 @@ mod tests {
         serde_json::to_value(v).expect("result rows serialise")
     }
 
+    /// The bench dumbbell (scenarios/bench-dumbbell.toml) followed by `extra`, with `overrides` applied;
+    /// one that does not load fails the test with its located error (also in the capture's tests).
+    pub(super) fn bench_dumbbell(extra: &str, overrides: &[&str]) -> Model {
+        let text = format!("{}{extra}", include_str!("../../../../scenarios/bench-dumbbell.toml"));
+        let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+        crate::load(&text, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// A link that fixes departure times at acceptance and takes packets off its queue lazily must give
     /// exactly what asking the discipline at every transmission gives: same drops, marks, departures,
     /// queue integrals, samples and per-flow results. Checked with drop-tail (run by the link itself,
@@ -614,7 +622,6 @@ mod tests {
     /// Poisson UDP.
     #[test]
     fn departures_fixed_at_acceptance_match_the_discipline_path_exactly() {
-        let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
         let udp = "\n[[flows]]\nname = \"poisson\"\nkind = \"udp_poisson\"\nsrc = \"S0\"\n\
                    dst = \"R0\"\nrate = \"20Mbps\"\npacket_size = 1000\n";
         for queue in [
@@ -626,13 +633,10 @@ mod tests {
             r#"dumbbell.queue={kind="blue", limit=60}"#,
             r#"dumbbell.queue={kind="pie", limit=60}"#,
         ] {
-            let text = format!("{bench}{udp}");
-            let overrides: Vec<String> =
-                ["dumbbell.pairs=8", "duration=\"12s\"", "measure.warmup=\"2s\"", queue]
-                    .map(String::from)
-                    .into();
-            let model =
-                crate::load(&text, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+            let model = bench_dumbbell(
+                udp,
+                &["dumbbell.pairs=8", "duration=\"12s\"", "measure.warmup=\"2s\"", queue],
+            );
             let (own, disc) = (run_links(model.clone(), false), run_links(model, true));
             let bottleneck = own.links.iter().find(|l| l.link == "A->B").unwrap();
             assert!(
@@ -651,7 +655,7 @@ mod tests {
 
 #[cfg(test)]
 mod sink_tests {
-    use super::tests::json;
+    use super::tests::{bench_dumbbell, json};
     use super::*;
 
     /// Batches of a column table, as JSON (`{column: [values]}`), joined into one table.
@@ -674,24 +678,22 @@ mod sink_tests {
     /// sink returns; the result's own columns are empty.
     #[test]
     fn streamed_samples_and_trace_equal_the_in_memory_tables() {
-        let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
-        let overrides: Vec<String> = [
-            "dumbbell.pairs=4",
-            "duration=\"8s\"",
-            "measure.warmup=\"1s\"",
-            "measure.sample_interval=\"1ms\"",
-            "measure.sample_links=[\"all\"]",
-            "measure.trace_cwnd=[0, 3]",
-            "measure.flow_series=true",
-            // 18 link directions in 7000 windows: more than one batch.
-            "measure.window=\"1ms\"",
-            // RED's five variables on both bottleneck directions: more than one batch of AQM samples.
-            r#"dumbbell.queue={kind="red", limit=1000}"#,
-        ]
-        .map(String::from)
-        .into();
-        let model =
-            crate::load(bench, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+        let model = bench_dumbbell(
+            "",
+            &[
+                "dumbbell.pairs=4",
+                "duration=\"8s\"",
+                "measure.warmup=\"1s\"",
+                "measure.sample_interval=\"1ms\"",
+                "measure.sample_links=[\"all\"]",
+                "measure.trace_cwnd=[0, 3]",
+                "measure.flow_series=true",
+                // 18 link directions in 7000 windows: more than one batch.
+                "measure.window=\"1ms\"",
+                // RED's five variables on both bottleneck directions: more than one batch of AQM samples.
+                r#"dumbbell.queue={kind="red", limit=1000}"#,
+            ],
+        );
         let whole = crate::run(model.clone(), None);
         assert!(whole.aqm_samples.len() > RECORD_BATCH, "more than one batch");
         assert!(whole.queue_samples.len() > RECORD_BATCH, "more than one batch");

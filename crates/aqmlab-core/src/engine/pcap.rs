@@ -219,7 +219,7 @@ impl Simulation<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::tests::json;
+    use crate::engine::tests::{bench_dumbbell, json};
 
     /// One TCP data segment, every byte worked out by hand.
     #[test]
@@ -257,14 +257,9 @@ mod tests {
     /// capture.
     #[test]
     fn captures_are_the_departures_and_change_no_table() {
-        let bench = include_str!("../../../../scenarios/bench-dumbbell.toml");
         let run = |pcap: &str| {
-            let overrides: Vec<String> =
-                ["dumbbell.pairs=4", "duration=\"5s\"", "measure.warmup=\"1s\"", pcap]
-                    .map(String::from)
-                    .into();
             let model =
-                crate::load(bench, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"));
+                bench_dumbbell("", &["dumbbell.pairs=4", "duration=\"5s\"", "measure.warmup=\"1s\"", pcap]);
             let mut files: Vec<(String, Vec<u8>)> = Vec::new();
             let mut sink = |b: Batch| {
                 if let Batch::Pcap { link, bytes } = b {

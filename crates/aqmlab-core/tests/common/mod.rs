@@ -11,6 +11,14 @@ pub fn simulate(text: &str) -> RunResult {
     run(load(text, "test.toml", &[], None).unwrap_or_else(|e| panic!("{e}")), None)
 }
 
+/// The bench dumbbell (scenarios/bench-dumbbell.toml) followed by `extra`, with `overrides` applied: a
+/// scenario text, as `aqmlab run --set` would run it.
+pub fn bench_dumbbell(extra: &str, overrides: &[&str]) -> String {
+    let text = format!("{}{extra}", include_str!("../../../../scenarios/bench-dumbbell.toml"));
+    let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+    aqmlab_core::resolve(&text, "bench-dumbbell.toml", &overrides, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The row of link direction `name` (`"A->B"`).
 pub fn link<'a>(r: &'a RunResult, name: &str) -> &'a LinkRow {
     r.links.iter().find(|l| l.link == name).unwrap_or_else(|| panic!("no link {name}"))
