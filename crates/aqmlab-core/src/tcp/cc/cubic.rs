@@ -85,11 +85,19 @@ impl Controller for Cubic {
         self.0.ssthresh
     }
 
+    /// Counts the segments acknowledged, as Linux's `tcp_cubic` and ns-3's `TcpCubic` do: slow start
+    /// opens one per segment up to ssthresh, and the rest of the ACK's segments each take a step toward
+    /// the target (so that delayed ACKs do not halve the growth).
     fn on_ack(&mut self, ack: &Ack) {
         let s = &mut self.0;
+        let mut segments = ack.segments;
         if s.cwnd < s.ssthresh {
-            s.cwnd += 1.0;
-            return;
+            let grown = segments.min(s.ssthresh - s.cwnd);
+            s.cwnd += grown;
+            segments -= grown;
+            if segments <= 0.0 {
+                return;
+            }
         }
         let cwnd = s.cwnd;
         let (w_max, cwnd_prior) = (s.w_max, s.cwnd_prior);
@@ -99,12 +107,12 @@ impl Controller for Cubic {
         });
         let t = time::to_secs(ack.now - e.start);
         let alpha = if e.w_est < cwnd_prior { ALPHA } else { 1.0 };
-        e.w_est += alpha * ack.segments / cwnd;
+        e.w_est += alpha * segments / cwnd;
         if Cubic::w_cubic(e, t) < e.w_est {
             s.cwnd = e.w_est; // the Reno-friendly region
         } else {
             let target = Cubic::w_cubic(e, t + ack.srtt).clamp(cwnd, 1.5 * cwnd);
-            s.cwnd += (target - cwnd) / cwnd;
+            s.cwnd += segments * (target - cwnd) / cwnd;
         }
     }
 
@@ -250,6 +258,29 @@ mod tests {
         cc.on_timeout(false, &cfg());
         assert_eq!((cc.cwnd(), cc.ssthresh()), (1.0, 2.0));
         assert!(cc.0.epoch.is_none());
+    }
+
+    #[test]
+    fn a_delayed_ack_counts_the_segments_it_acknowledges() {
+        // Slow start: two segments open two, up to ssthresh.
+        let mut cc = Cubic::new(&cfg());
+        let start = cc.cwnd();
+        cc.on_ack(&Ack { now: 0, segments: 2.0, srtt: 0.1 });
+        assert_eq!(cc.cwnd(), start + 2.0);
+        // At the epoch's start the window is the Reno-friendly estimate's, grown by α per segment.
+        let mut cc = after_loss_at(100.0);
+        let cwnd = cc.cwnd();
+        cc.on_ack(&Ack { now: secs(1.0), segments: 2.0, srtt: 0.1 });
+        assert_eq!(cc.cwnd(), cwnd + ALPHA * 2.0 / cwnd);
+        // Later, in the concave region, each of its segments takes a step (target − cwnd)/cwnd.
+        let now = ack_for(&mut cc, secs(1.0), 2.0, 0.1);
+        let cwnd = cc.cwnd();
+        let e = cc.0.epoch.as_ref().expect("an epoch");
+        let t = time::to_secs(now - e.start);
+        assert!(Cubic::w_cubic(e, t) > e.w_est + 2.0 / cwnd, "in the cubic region");
+        let target = Cubic::w_cubic(e, t + 0.1).clamp(cwnd, 1.5 * cwnd);
+        cc.on_ack(&Ack { now, segments: 2.0, srtt: 0.1 });
+        assert_eq!(cc.cwnd(), cwnd + 2.0 * (target - cwnd) / cwnd);
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl Controller for Dctcp {
     }
 
     fn on_ack(&mut self, ack: &Ack) {
-        self.0.reno.on_ack(ack);
+        self.0.reno.grow_per_segment(ack.segments, 1.0);
     }
 
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
@@ -222,6 +222,14 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_delayed_ack_opens_the_window_by_the_segments_it_acknowledges() {
+        let mut cc = Dctcp::in_congestion_avoidance(20.0, &cfg());
+        cc.on_ack(&Ack { now: 0, segments: 2.0, srtt: 0.1 });
+        assert_eq!(cc.cwnd(), 20.1, "Linux's tcp_cong_avoid_ai: 2 segments of 1/20");
+    }
+
+    /// With one segment per ACK, growing per segment and ns-2's per-ACK rule agree.
     #[test]
     fn growth_losses_and_timeouts_are_newrenos() {
         let cfg = TcpConfig { max_window: 100, ..cfg() };

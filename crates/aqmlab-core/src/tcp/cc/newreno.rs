@@ -19,6 +19,21 @@ impl NewReno {
         self.cwnd.min(cfg.max_window as f64) / 2.0
     }
 
+    /// Growth by the segments an ACK acknowledges, as Linux's `tcp_slow_start` then
+    /// `tcp_cong_avoid_ai` and ns-3's `TcpLinuxReno` count them: one per segment below ssthresh (up to
+    /// it), the rest `increase` segments per window's worth. Delayed ACKs then do not halve the growth,
+    /// as they do for ns-2's per-ACK rule ([`Controller::on_ack`] here). DCTCP's (increase 1) and TCP
+    /// Prague's (its RTT-independent increase).
+    pub(super) fn grow_per_segment(&mut self, segments: f64, increase: f64) {
+        let mut segments = segments;
+        if self.cwnd < self.ssthresh {
+            let grown = segments.min(self.ssthresh - self.cwnd);
+            self.cwnd += grown;
+            segments -= grown;
+        }
+        self.cwnd += increase * segments / self.cwnd;
+    }
+
     /// A sender already in congestion avoidance at `cwnd` (tests of the endpoint start from one).
     #[cfg(test)]
     pub(crate) fn in_congestion_avoidance(cwnd: f64) -> Self {
@@ -92,6 +107,28 @@ mod tests {
         for _ in 0..cc.cwnd() as u64 {
             cc.on_ack(&ACK);
         }
+    }
+
+    #[test]
+    fn growth_per_segment_counts_what_a_delayed_ack_acknowledges() {
+        // Slow start: an ACK of two segments opens two.
+        let mut cc = NewReno { cwnd: 4.0, ssthresh: 100.0 };
+        cc.grow_per_segment(2.0, 1.0);
+        assert_eq!(cc.cwnd, 6.0);
+        // Up to ssthresh, and the rest of the ACK is congestion avoidance: 9 + 1 then 1/10.
+        let mut cc = NewReno { cwnd: 9.0, ssthresh: 10.0 };
+        cc.grow_per_segment(2.0, 1.0);
+        assert_eq!(cc.cwnd, 10.1);
+        // Congestion avoidance: `increase` segments per window's worth, 2·1/20 and 2·0.5/20.
+        let mut cc = NewReno::in_congestion_avoidance(20.0);
+        cc.grow_per_segment(2.0, 1.0);
+        assert_eq!(cc.cwnd, 20.1);
+        cc.grow_per_segment(2.0, 0.5);
+        assert_eq!(cc.cwnd, 20.1 + 1.0 / 20.1);
+        // ns-2's per-ACK rule opens half as much for the same delayed ACK.
+        let mut ns2 = NewReno::in_congestion_avoidance(20.0);
+        ns2.on_ack(&Ack { segments: 2.0, ..ACK });
+        assert_eq!(ns2.cwnd, 20.05);
     }
 
     #[test]

@@ -62,14 +62,7 @@ impl Controller for Prague {
 
     fn on_ack(&mut self, ack: &Ack) {
         let increase = self.increase_per_window(ack.srtt);
-        let reno = &mut self.0.reno;
-        let mut segments = ack.segments;
-        if reno.cwnd < reno.ssthresh {
-            let grown = segments.min(reno.ssthresh - reno.cwnd);
-            reno.cwnd += grown;
-            segments -= grown;
-        }
-        reno.cwnd += increase * segments / reno.cwnd;
+        self.0.reno.grow_per_segment(ack.segments, increase);
     }
 
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
