@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from aqmlab import reproduce, sweep
-from aqmlab.studies import chrost2009, weigle2005
+from aqmlab.studies import chrost2009, l4s_coexistence, weigle2005
 from aqmlab.studies.base import paired_effect
 
 
@@ -48,6 +48,21 @@ def test_a_tiny_study_report_has_every_table_figure_and_finding(tmp_path, monkey
         "chrost2009", quick=True, jobs=2, out=tmp_path / "rep", progress=lambda k, i: events.append((k, i))
     )
     assert events[0] == ("start", {"total": len(_tiny_chrost_runs(True, 1)), "todo": 0})
+
+
+class _Planned(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("quick", "expected"), [(False, 5), (True, 2)])
+def test_without_seeds_a_study_runs_its_own_number(monkeypatch, tmp_path, quick, expected):
+    def runs(quick, seeds, calibration=None):
+        raise _Planned(seeds)
+
+    monkeypatch.setattr(l4s_coexistence.STUDY, "runs", runs)
+    with pytest.raises(_Planned) as planned:
+        reproduce.reproduce("l4s-coexistence", quick=quick, out=tmp_path)
+    assert planned.value.args == (expected,)
 
 
 def _chrost_frame(paper_like: bool) -> pd.DataFrame:

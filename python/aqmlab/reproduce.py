@@ -108,7 +108,7 @@ def reproduce(
             known = ", ".join(study.variants) or "none"
             raise ReproduceError(f"study {name} has no variant {variant!r}; its variants: {known}")
         study = study.variants[variant]()
-    seeds = seeds or (study.quick_seeds if quick else 3)
+    seeds = seeds or (study.quick_seeds if quick else study.seeds)
     stem = "-".join([name, *([variant] if variant else []), *(["quick"] if quick else [])])
     out = Path(out or Path("reports") / stem)
     runs_dir = out / "runs"

@@ -195,7 +195,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         "--seeds",
         type=int,
         metavar="K",
-        help="seeds per configuration (default 3; --quick: 1, l4s-coexistence 2)",
+        help="seeds per configuration (default 3, l4s-coexistence 5; --quick: 1, l4s-coexistence 2)",
     )
     _workers(s, "run on a Dask cluster (scheduler address or `local`)")
     s.add_argument(

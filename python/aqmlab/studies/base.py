@@ -93,7 +93,8 @@ class Study:
     #: (quick, execute) -> calibration passed to `runs`; `execute(specs)` returns their outcomes.
     calibrate: Callable[[bool, Callable[[list[StudyRun]], list[RunOutcome]]], dict] | None = None
     full_runtime: str = ""
-    #: Seeds per configuration of `--quick` when `--seeds` is not given (the full version: 3).
+    #: Seeds per configuration when `--seeds` is not given, of the full version and of `--quick`.
+    seeds: int = 3
     quick_seeds: int = 1
     #: Called on each run as soon as it is stored, while the others still run: e.g. to reduce large files
     #: (packet captures) to the numbers the study needs.
