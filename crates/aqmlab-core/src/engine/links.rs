@@ -15,8 +15,13 @@
 //! Such links need no `TxDone` events.
 //!
 //! Other links (CoDel, FQ-CoDel: they drop or reorder at dequeue) ask their discipline for the next
-//! packet when the wire becomes free. They schedule a `TxDone` only when another packet is waiting to
-//! follow: when the queue is empty the link just records when the wire becomes free.
+//! packet when the wire becomes free. That too is done lazily, by catching up: with packets waiting,
+//! the link marks a start as due at `busy_until` (`tx_pending`) and the next look at the link starts
+//! it, at that time. The packet on the wire guarantees such a look in time: its own `Arrival` (at
+//! `busy_until` plus the propagation delay) catches the link up before it is handled, and the packet
+//! started then goes in flight behind it, as it would have at `busy_until`. Only a captured link
+//! schedules a `TxDone` event for the start (its capture records read the flow's state, which may
+//! change in between).
 //!
 //! Either way, a discipline is told the link went idle (a `dequeue` returning `None`, at the instant
 //! the wire became free) when the next packet arrives.
@@ -95,12 +100,10 @@ impl Simulation<'_> {
         }
         self.with_queue(l, self.now, |q, env| q.enqueue(pkt, env));
         if wire_free {
-            self.start_tx(l);
+            self.start_tx(l, self.now);
         } else {
-            let link = &mut self.links[l as usize];
-            if !link.tx_pending {
-                link.tx_pending = true;
-                self.events.schedule(link.busy_until, Event::TxDone(l));
+            if !self.links[l as usize].tx_pending {
+                self.pend_start(l);
             }
             self.record_queue(l, self.now);
         }
@@ -163,20 +166,32 @@ impl Simulation<'_> {
 
     /// Brings link `l` up to time `t` (at most now) before anything looks at its queue: a transmission
     /// start due by then comes first. A link that fixes departures at acceptance takes every packet
-    /// whose transmission started by `t` off its queue, each at its own start time. Another link starts
-    /// the transmission due now, whose `TxDone` event may not have been handled yet. So at equal times
-    /// every link lets the wire take the next packet before an arrival, a sample or a periodic update
-    /// sees the queue.
+    /// whose transmission started by `t` off its queue, each at its own start time. Another link asks
+    /// its discipline for the next packet at each start due by `t`, each at its own time. So at equal
+    /// times every link lets the wire take the next packet before an arrival, a sample or a periodic
+    /// update sees the queue.
     #[inline]
     pub(super) fn catch_up(&mut self, l: u32, t: Time) {
-        // Only links that fix departures at acceptance have waiting packets, only others `TxDone`s.
+        // Only links that fix departures at acceptance have waiting packets, only others pending starts.
         let link = &self.links[l as usize];
         if link.first_waiting != NO_PACKET && link.first_waiting_start <= t {
             self.catch_up_departures(l, t);
         } else if link.tx_pending && link.busy_until <= t {
-            debug_assert_eq!(link.busy_until, self.now, "a TxDone was missed");
-            self.links[l as usize].tx_pending = false;
-            self.start_tx(l);
+            self.catch_up_starts(l, t);
+        }
+    }
+
+    /// Makes every transmission start of link `l` (which asks its discipline on demand) due by `t`.
+    #[inline(never)]
+    fn catch_up_starts(&mut self, l: u32, t: Time) {
+        loop {
+            let link = &mut self.links[l as usize];
+            if !(link.tx_pending && link.busy_until <= t) {
+                return;
+            }
+            link.tx_pending = false;
+            let at = link.busy_until;
+            self.start_tx(l, at);
         }
     }
 
@@ -279,27 +294,35 @@ impl Simulation<'_> {
         }
     }
 
-    /// The wire is free now: put the next waiting packet on it, if any.
-    fn start_tx(&mut self, l: u32) {
-        if let Some(p) = self.dequeue(l, self.now) {
+    /// The wire became free at `at` (now, or a start `catch_up` makes): put the next waiting packet on
+    /// it, if any.
+    fn start_tx(&mut self, l: u32, at: Time) {
+        if let Some(p) = self.dequeue(l, at) {
             let pk = self.packets.get(p);
             let (class, size, queued) = (pk.class, pk.size, pk.enqueued_at);
-            self.count_departure(l, p, class, size, self.now, self.now - queued);
+            self.count_departure(l, p, class, size, at, at - queued);
             let tx = self.tx_time(l, size);
             let link = &mut self.links[l as usize];
-            link.busy_until = self.now + tx;
+            link.busy_until = at + tx;
             let arrives = link.busy_until + link.delay;
             self.put_in_flight(l, p, arrives);
-            let waiting = self.queues[l as usize].disc.len_packets() > 0;
-            let link = &mut self.links[l as usize];
-            if waiting {
-                link.tx_pending = true;
-                self.events.schedule(link.busy_until, Event::TxDone(l));
+            if self.queues[l as usize].disc.len_packets() > 0 {
+                self.pend_start(l);
             } else {
-                link.idle_unreported = true;
+                self.links[l as usize].idle_unreported = true;
             }
         }
-        self.record_queue(l, self.now);
+        self.record_queue(l, at);
+    }
+
+    /// Link `l`'s wire is busy until `busy_until` and a packet waits: the next start is due then.
+    /// `catch_up` makes it; a captured link also gets a `TxDone` event for it (see the module notes).
+    fn pend_start(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        link.tx_pending = true;
+        if self.queues[l as usize].pcap != super::pcap::NO_CAPTURE {
+            self.events.schedule(link.busy_until, Event::TxDone(l));
+        }
     }
 
     /// Counts and frees the packets a discipline dropped, and counts its marks.
@@ -344,8 +367,8 @@ impl Simulation<'_> {
         q.length.set(at, [packets, bytes]);
     }
 
-    /// The wire of link `l` became free with packets waiting, unless `catch_up` already started the
-    /// next one (the event is then stale).
+    /// The wire of captured link `l` became free with packets waiting, unless `catch_up` already
+    /// started the next one (the event is then stale).
     pub(super) fn tx_done(&mut self, l: u32) {
         let link = &self.links[l as usize];
         if link.tx_pending && link.busy_until == self.now {

@@ -106,7 +106,8 @@ struct Link {
     /// The link has an error model (kept here so that other links never touch their `LinkQueue` on
     /// the way through).
     lossy: bool,
-    /// A `TxDone` event is scheduled for `busy_until`.
+    /// Links that ask their discipline on demand: a packet waits and its transmission start is due at
+    /// `busy_until` (`links::catch_up` makes it; a captured link also has a `TxDone` event then).
     tx_pending: bool,
     /// The queue emptied at the last transmission start and has not yet been asked for a packet at
     /// `busy_until`, the instant the link went idle.

@@ -254,12 +254,21 @@ mod tests {
 
     /// A run capturing both bottleneck directions: a record per departure counted in `links`, their
     /// original lengths adding up to the departure bytes, in time order; every table as without the
-    /// capture.
+    /// capture. Also with FQ-CoDel, whose captured links schedule `TxDone` events where the others
+    /// start their transmissions lazily (`links`).
     #[test]
     fn captures_are_the_departures_and_change_no_table() {
+        for queue in ["{ kind = \"droptail\", limit = 1000 }", "{ kind = \"fq_codel\", limit = 100 }"] {
+            captures_are_the_departures(&format!("dumbbell.queue={queue}"));
+        }
+    }
+
+    fn captures_are_the_departures(queue: &str) {
         let run = |pcap: &str| {
-            let model =
-                bench_dumbbell("", &["dumbbell.pairs=4", "duration=\"5s\"", "measure.warmup=\"1s\"", pcap]);
+            let model = bench_dumbbell(
+                "",
+                &["dumbbell.pairs=4", "duration=\"5s\"", "measure.warmup=\"1s\"", queue, pcap],
+            );
             let mut files: Vec<(String, Vec<u8>)> = Vec::new();
             let mut sink = |b: Batch| {
                 if let Batch::Pcap { link, bytes } = b {
