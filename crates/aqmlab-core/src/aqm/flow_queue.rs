@@ -137,6 +137,19 @@ pub(crate) struct Bucket<A> {
     restless: bool,
 }
 
+impl<A: FifoAqm> Bucket<A> {
+    /// The timer's update of the bucket's AQM; returns whether the AQM is then at rest. An AQM already
+    /// at rest (its packets left since it joined the update list, as a bucket of ACKs' do) is not
+    /// updated: that would change nothing.
+    fn update_to_rest(&mut self) -> bool {
+        if self.aqm.at_rest(&self.fifo) {
+            return true;
+        }
+        self.aqm.update(&self.fifo);
+        self.aqm.at_rest(&self.fifo)
+    }
+}
+
 pub struct FlowQueues<A> {
     quantum: i64,
     limit: usize,
@@ -285,8 +298,7 @@ impl<A: FifoAqm> QueueDisc for FlowQueues<A> {
         let mut i = 0;
         while i < self.restless.len() {
             let b = &mut self.buckets[self.restless[i]];
-            b.aqm.update(&b.fifo);
-            if b.aqm.at_rest(&b.fifo) {
+            if b.update_to_rest() {
                 b.restless = false;
                 self.restless.swap_remove(i);
             } else {
