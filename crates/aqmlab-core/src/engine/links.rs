@@ -184,11 +184,8 @@ impl Simulation<'_> {
     /// Makes every transmission start of link `l` (which asks its discipline on demand) due by `t`.
     #[inline(never)]
     fn catch_up_starts(&mut self, l: u32, t: Time) {
-        loop {
+        while self.links[l as usize].tx_pending && self.links[l as usize].busy_until <= t {
             let link = &mut self.links[l as usize];
-            if !(link.tx_pending && link.busy_until <= t) {
-                return;
-            }
             link.tx_pending = false;
             let at = link.busy_until;
             self.start_tx(l, at);
