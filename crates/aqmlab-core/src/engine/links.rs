@@ -294,22 +294,29 @@ impl Simulation<'_> {
     /// The wire became free at `at` (now, or a start `catch_up` makes): put the next waiting packet on
     /// it, if any.
     fn start_tx(&mut self, l: u32, at: Time) {
-        if let Some(p) = self.dequeue(l, at) {
-            let pk = self.packets.get(p);
-            let (class, size, queued) = (pk.class, pk.size, pk.enqueued_at);
-            self.count_departure(l, p, class, size, at, at - queued);
-            let tx = self.tx_time(l, size);
-            let link = &mut self.links[l as usize];
-            link.busy_until = at + tx;
-            let arrives = link.busy_until + link.delay;
-            self.put_in_flight(l, p, arrives);
-            if self.queues[l as usize].disc.len_packets() > 0 {
-                self.pend_start(l);
-            } else {
-                self.links[l as usize].idle_unreported = true;
-            }
+        let Some(p) = self.dequeue(l, at) else {
+            self.record_queue(l, at);
+            return;
+        };
+        let pk = self.packets.get(p);
+        let (class, size, queued) = (pk.class, pk.size, pk.enqueued_at);
+        self.count_departure(l, p, class, size, at, at - queued);
+        let tx = self.tx_time(l, size);
+        let link = &mut self.links[l as usize];
+        link.busy_until = at + tx;
+        let arrives = link.busy_until + link.delay;
+        self.put_in_flight(l, p, arrives);
+        // The queue's length, asked once for both uses.
+        let disc = &self.queues[l as usize].disc;
+        let (packets, bytes) = (disc.len_packets() as u64, disc.len_bytes());
+        if packets > 0 {
+            self.pend_start(l);
+        } else {
+            self.links[l as usize].idle_unreported = true;
         }
-        self.record_queue(l, at);
+        if self.measuring {
+            self.queues[l as usize].length.set(at, [packets, bytes]);
+        }
     }
 
     /// Link `l`'s wire is busy until `busy_until` and a packet waits: the next start is due then.
