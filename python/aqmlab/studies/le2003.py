@@ -536,8 +536,9 @@ def figures(outcomes: list[RunOutcome], out: Path) -> list[Figure]:
 
 # Measured, not extrapolated: the closed-loop study at one seed (validation/results/le2003-full.md).
 RUNTIME = {
-    "web_users": "about 80 minutes of wall time per seed on 2 cores (--jobs 2): 64 hour-long runs of a "
-    "median 152 s each and a 114-s calibration run, measured on 2026-11-24",
+    "web_users": "1 h 25 min of wall time per seed on 2 cores shared with other jobs (--jobs 2): 64 runs of "
+    "a 10-minute warm-up and the hour, a median 160 s each, and the calibration run, measured end to end "
+    "with /usr/bin/time on 2026-11-25",
     "packmime": "not measured end to end; its runs at 98 and 105 % take longer than the closed loop's as "
     "open connections pile up (validation/results/scale.md)",
 }
