@@ -417,6 +417,6 @@ STUDY = Study(
         "--quick: 40 Mb/s, the 1+1 CUBIC mix only, 60 s runs measured after 20 s (full: 100 s after 30 s), "
         "2 seeds.",
     ],
-    full_runtime="1 min 53 s of wall time on 2 cores shared with an ns-3 run (--jobs 2; 3 seeds x 30 "
-    "configurations, 90 runs; peak RSS 260 MB, peak disk 141 MB), measured with /usr/bin/time on 2026-11-24",
+    full_runtime="50 s of wall time on 2 cores (--jobs 2; 5 seeds x 30 configurations, 150 runs; peak RSS "
+    "265 MB), measured with /usr/bin/time on 2026-11-25",
 )
