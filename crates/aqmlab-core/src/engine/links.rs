@@ -306,16 +306,17 @@ impl Simulation<'_> {
         link.busy_until = at + tx;
         let arrives = link.busy_until + link.delay;
         self.put_in_flight(l, p, arrives);
-        // The queue's length, asked once for both uses.
-        let disc = &self.queues[l as usize].disc;
-        let (packets, bytes) = (disc.len_packets() as u64, disc.len_bytes());
+        // The queue's length in packets, asked once for both uses; its bytes only when recorded.
+        let q = &mut self.queues[l as usize];
+        let packets = q.disc.len_packets() as u64;
+        if self.measuring {
+            let bytes = q.disc.len_bytes();
+            q.length.set(at, [packets, bytes]);
+        }
         if packets > 0 {
             self.pend_start(l);
         } else {
             self.links[l as usize].idle_unreported = true;
-        }
-        if self.measuring {
-            self.queues[l as usize].length.set(at, [packets, bytes]);
         }
     }
 

@@ -90,14 +90,10 @@ impl Controller for Cubic {
     /// the target (so that delayed ACKs do not halve the growth).
     fn on_ack(&mut self, ack: &Ack) {
         let s = &mut self.0;
-        let mut segments = ack.segments;
-        if s.cwnd < s.ssthresh {
-            let grown = segments.min(s.ssthresh - s.cwnd);
-            s.cwnd += grown;
-            segments -= grown;
-            if segments <= 0.0 {
-                return;
-            }
+        // An ACK acknowledges new data: segments are left only past ssthresh.
+        let segments = super::slow_start(&mut s.cwnd, s.ssthresh, ack.segments);
+        if segments <= 0.0 {
+            return;
         }
         let cwnd = s.cwnd;
         let (w_max, cwnd_prior) = (s.w_max, s.cwnd_prior);

@@ -55,6 +55,17 @@ pub struct EcnFeedback {
 
 /// The window arithmetic of one sender. Windows count segments and may be fractional; the endpoint
 /// truncates `min(cwnd + recovery's inflation, max_window)` to whole segments when it sends.
+/// Linux's `tcp_slow_start`: below `ssthresh`, one segment more per segment acknowledged, up to
+/// `ssthresh`; returns the segments of the ACK left for congestion avoidance.
+pub(super) fn slow_start(cwnd: &mut f64, ssthresh: f64, segments: f64) -> f64 {
+    if *cwnd >= ssthresh {
+        return segments;
+    }
+    let grown = segments.min(ssthresh - *cwnd);
+    *cwnd += grown;
+    segments - grown
+}
+
 pub trait Controller {
     /// The controller of a new connection (quinn's `ControllerFactory::build`).
     fn new(cfg: &TcpConfig) -> Self

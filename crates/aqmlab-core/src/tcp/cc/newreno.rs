@@ -25,12 +25,7 @@ impl NewReno {
     /// as they do for ns-2's per-ACK rule ([`Controller::on_ack`] here). DCTCP's (increase 1) and TCP
     /// Prague's (its RTT-independent increase).
     pub(super) fn grow_per_segment(&mut self, segments: f64, increase: f64) {
-        let mut segments = segments;
-        if self.cwnd < self.ssthresh {
-            let grown = segments.min(self.ssthresh - self.cwnd);
-            self.cwnd += grown;
-            segments -= grown;
-        }
+        let segments = super::slow_start(&mut self.cwnd, self.ssthresh, segments);
         self.cwnd += increase * segments / self.cwnd;
     }
 
