@@ -222,6 +222,7 @@ impl CodelState {
     }
 }
 
+#[derive(Clone)]
 pub struct Codel {
     limit: usize,
     params: CodelParams,

@@ -99,8 +99,9 @@ macro_rules! fq_config {
 /// The configuration of a flow-queue discipline: the scheduler's parameters and the AQM of its buckets.
 /// Such a configuration is a [`DisciplineConfig`] whose discipline is [`FlowQueues`] of that AQM.
 pub trait FlowQueuesConfig: Clone + FieldChecks {
-    /// The AQM each bucket runs.
-    type Aqm: FifoAqm<Config: DisciplineConfig>;
+    /// The AQM each bucket runs; every bucket starts as a clone of one built AQM (`FifoAqm::new` is
+    /// deterministic), so an AQM can share its configuration between buckets.
+    type Aqm: FifoAqm<Config: DisciplineConfig> + Clone;
     fn scheduler(&self) -> Scheduler;
     /// Each bucket's AQM configuration.
     fn bucket(&self) -> <Self::Aqm as FifoAqm>::Config;
@@ -168,11 +169,11 @@ pub struct FlowQueues<A> {
 /// `flows` empty buckets, each with the AQM the configuration gives.
 impl<C: FlowQueuesConfig> Discipline<C> for FlowQueues<C::Aqm> {
     fn build(cfg: C, link: LinkInfo) -> Self {
-        let (s, aqm) = (cfg.scheduler(), cfg.bucket());
+        let (s, aqm) = (cfg.scheduler(), C::Aqm::new(cfg.bucket(), link));
         let buckets: Vec<Bucket<C::Aqm>> = (0..s.flows)
             .map(|_| Bucket {
                 fifo: Fifo::default(),
-                aqm: C::Aqm::new(aqm.clone(), link),
+                aqm: aqm.clone(),
                 deficit: 0,
                 list: List::Idle,
                 restless: true,
