@@ -78,7 +78,9 @@ bench-compare: build
 # validation/compare_packmime.py: PackMime-HTTP + DelayBox; both standard library only, need just the
 # aqmlab-bench binary and ns; validation/compare_packmime_samplers.py: PackMime's random variables drawn
 # alone in both simulators; validation/compare_weigle2005.py and weigle2005_sensitivity.py: study W
-# beside its ns-2 twin, through the aqmlab package — about an hour of ns-2 on 2 cores when not cached;
+# beside its ns-2 twin, through the aqmlab package (20,000 pairs per run, and every Table I cell at the
+# paper's 50,000, which also gives the study report its ns-2 column) — about three hours of ns-2 on 2
+# cores when not cached;
 # validation/compare_ns3.py: CUBIC, DCTCP and the modern AQMs beside ns-3.37, which it installs and builds).
 validate: build
 	bash validation/ns2/install-ns2.sh
@@ -88,8 +90,9 @@ validate: build
 	python3 validation/compare_ns2.py
 	python3 validation/compare_packmime.py
 	$(PY) validation/compare_packmime_samplers.py
-	$(PY) validation/compare_weigle2005.py
+	$(PY) validation/compare_weigle2005.py --seeds 5
 	$(PY) validation/compare_weigle2005.py --cells all --out validation/results/compare_weigle2005_all.md
+	$(PY) validation/compare_weigle2005.py --cells all --pairs 50000 --out validation/results/compare_weigle2005_50k.md
 	$(PY) validation/weigle2005_sensitivity.py
 	$(PY) validation/bad_input_probe.py
 	$(PY) validation/compare_ns3.py

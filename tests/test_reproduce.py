@@ -162,6 +162,20 @@ def test_paired_effect_by_hand():
     assert (m, n) == (1.0, 3) and h == pytest.approx(2.484138, abs=1e-6)
 
 
+def test_weigle_lossless_finding_names_the_overflow_share_of_the_worst_loss(monkeypatch):
+    """Finding 3 reports, for the PI/REM cell with the highest loss bound, how much of that loss the buffer
+    overflowed (PI and REM mark what they select, so the rest could not be marked)."""
+    df = _weigle_frame(True)
+    worst = (df["row"] == "AQM-AQM-AQM") & (df["queue"] == "PI")
+    df.loc[worst, "http_loss"] = [0.5, 0.6, 0.7]
+    df["http_loss_overflow"] = float("nan")
+    df.loc[worst, "http_loss_overflow"] = [0.3, 0.45, 0.6]
+    monkeypatch.setattr(weigle2005, "summarize", lambda outcomes: df)
+    third = weigle2005.findings([])[2]
+    assert not third.reproduced
+    assert "AQM-AQM-AQM PI http loss 0.60 ± 0.25 %, of which buffer overflow 0.45 %" in third.evidence
+
+
 def test_unknown_study_is_a_clear_error():
     with pytest.raises(reproduce.ReproduceError, match="unknown study"):
         reproduce.reproduce("nosuch2024")

@@ -78,6 +78,12 @@ def test_sensitivity_knobs_reach_the_aqm():
     q = _hop_queue(sc, "R1", "R2")
     assert q["mean_pktsize"] == 615 and q["gentle"] is False and q["adaptive"] is True
     assert "mean_pktsize" not in AQM_QUEUES["ARED"]  # the shared table is not modified
+    # A byte buffer of 200 full-size packets: limit_ counts mean_pktsize units (ns-2's 500 B for PI,
+    # 1000 B for REM, or the size given); drop-tail keeps its 200 packets.
+    for aqm, size, limit in (("PI", None, 600), ("REM", None, 300), ("PI", 615, 487)):
+        sc = scenario(("AQM", "DT"), aqm, mean_pktsize=size, aqm_buffer_bytes=300_000)
+        assert _hop_queue(sc, "R1", "R2")["limit"] == limit
+        assert _hop_queue(sc, "R3", "R4")["limit"] == 200
 
 
 @pytest.mark.parametrize("combo,aqm", [(("AQM", "DT", "AQM"), "ARED"), (("DT",), None), ((), None)])

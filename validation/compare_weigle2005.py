@@ -5,11 +5,14 @@ scenario reading; every metric is shown as mean ± 95 % CI over seeds, with the 
 is "ok" when aqmlab's mean lies inside ns-2's seed range or within 10 % of ns-2's mean.
 
     python validation/compare_weigle2005.py [--seeds 3] [--pairs 20000] [--jobs 2] [--cells default]
-        [--set cross=fwd ...] [--tag NAME] [--ns2-only] [--require METRIC]
+        [--set cross=fwd ...] [--tag NAME] [--ns2-only] [--cached-only] [--require METRIC]
 
-ns-2's runs are cached in validation/results/compare_weigle2005.jsonl (one line per cell, seed and
-settings), so an interrupted comparison resumes where it stopped; aqmlab's take seconds and are always run
-afresh. The connection rates are the study's own calibration (aqmlab, three seeds), kept in
+Run at the paper's length (`--pairs 50000`) with the study's settings, it also writes the ns-2 column of
+the study's own report (python/aqmlab/studies/weigle2005_ns2.json), so that both simulators appear there
+at the run length of the report's runs. ns-2's runs are cached in
+validation/results/compare_weigle2005.jsonl (one line per cell, seed and settings), so an interrupted
+comparison resumes where it stopped; aqmlab's take seconds and are always run afresh. The connection
+rates are the study's own calibration (aqmlab, three seeds), kept in
 validation/results/weigle2005_calibration.json and redone when the reading changes. Needs the aqmlab
 package (make build) and ns (validation/ns2/install-ns2.sh).
 """
@@ -391,6 +394,11 @@ def main() -> None:
     ap.add_argument("--tag", default="the study's reading", help="title of the report section")
     ap.add_argument("--ns2-only", action="store_true", help="only fill the ns-2 cache; write no report")
     ap.add_argument(
+        "--cached-only",
+        action="store_true",
+        help="compare only the cells whose ns-2 runs are all cached (a long comparison's state so far)",
+    )
+    ap.add_argument(
         "--require",
         action="append",
         default=[],
@@ -409,14 +417,18 @@ def main() -> None:
         settings[k] = type(settings.get(k, 0))(v)  # a setting the study leaves at its default: an int
     seeds = list(range(1, a.seeds + 1))
     cells = CELLS[a.cells]
+    if a.cached_only:
+        cache = load_cache()
+        cached = {k for k, r in cache.items() if current(r)}
+        cells = [c for c in cells if all(key("ns-2", *c, s, a.pairs, settings) in cached for s in seeds)]
     if a.ns2_only:
         run_all(cells, seeds, a.pairs, settings, a.jobs, sims=("ns-2",), require=tuple(a.require))
         return
     cache = run_all(cells, seeds, a.pairs, settings, a.jobs, require=tuple(a.require))
     a.out.write_text(report(cells, seeds, a.pairs, settings, cache, a.tag) + "\n")
     print(a.out)
-    if settings == study and a.pairs == ap.get_default("pairs"):
-        # the study's report shows ns-2 at its own settings and run length only
+    if settings == study and a.pairs == weigle2005.PAPER_PAIRS:
+        # the study's report shows ns-2 at its own settings and run length (the paper's) only
         write_study_data(a.pairs, settings, cache)
 
 

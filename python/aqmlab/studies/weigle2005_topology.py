@@ -38,6 +38,8 @@ AQM_QUEUES: dict[str, dict] = {
     "REM": {"kind": "rem", "qref": 20, "ecn": True, "queue_in_bytes": True, "limit": BUFFER},
 }
 DROPTAIL = {"kind": "droptail", "limit": BUFFER}
+# ns-2's byte-mode packet sizes, which also size the AQMs' buffers (`limit_` × `mean_pktsize_` bytes).
+NS2_MEAN_PKTSIZE = {"ARED": 500, "PI": 500, "REM": 1000}
 
 # First estimate of the PackMime rates for 3.5 Mb/s of HTTP responses (k ≈ 68 kb/s per conn/s,
 # docs/load-and-metrics.md#calibration); the study's calibration step replaces it.
@@ -59,6 +61,7 @@ def scenario(
     http_ack_every: int = 1,
     http_recovery: str = "full_tcp",
     mean_pktsize: int | None = None,
+    aqm_buffer_bytes: int | None = None,
     ared_gentle: bool = True,
     aqm_routers: str = "congested",
     delaybox: bool = True,
@@ -72,8 +75,10 @@ def scenario(
     (ns-2 FullTcp `segsperack_`, 1 by default: every full segment is ACKed at once), `http_recovery` their
     fast recovery ("full_tcp": ns-2 FullTcp NewReno's, as PackMime's agents, with no Limited Transmit;
     "one_way": aqmlab's default, ns-2's one-way agent's). `mean_pktsize` sets
-    the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM), and
-    `ared_gentle` ARED's gentle region — both for sensitivity runs. `aqm_routers` = "all" reads "all
+    the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM),
+    `aqm_buffer_bytes` their buffer in bytes (None: ns-2's `limit_` × `mean_pktsize_`, 100 KB for ARED
+    and PI, 200 KB for REM; drop-tail's 200 packets hold up to 300 KB), and `ared_gentle` ARED's gentle
+    region — all for sensitivity runs. `aqm_routers` = "all" reads "all
     routers the AQM" literally: in the rows with an AQM on every congested link, every router-to-router
     queue runs it ("congested": only the congested links' queues). `delaybox` = False leaves the
     routers without per-flow delays (a diagnostic the twin mirrors with `delaybox=0`)."""
@@ -88,6 +93,8 @@ def scenario(
     aqm_queue = dict(AQM_QUEUES.get(aqm, {}))
     if mean_pktsize is not None:
         aqm_queue["mean_pktsize"] = mean_pktsize
+    if aqm_buffer_bytes is not None and aqm is not None:
+        aqm_queue["limit"] = aqm_buffer_bytes // (mean_pktsize or NS2_MEAN_PKTSIZE[aqm])
     if aqm == "ARED" and not ared_gentle:
         aqm_queue["gentle"] = False
     # The chain's hops are drop-tail but for the congested links' AQM queues, both directions.
