@@ -86,9 +86,16 @@ def test_sensitivity_knobs_reach_the_aqm():
         assert _hop_queue(sc, "R3", "R4")["limit"] == 200
 
 
+def test_min_rto_reaches_every_tcp_and_is_left_out_at_the_default():
+    assert "min_rto" not in scenario(("DT",), None)["tcp"]  # the engine's default is ns-2.35's 200 ms
+    sc = scenario(("DT",), None, min_rto=1)
+    assert sc["tcp"]["min_rto"] == "1s"  # the scenario-wide [tcp] table: long-lived and HTTP alike
+    assert all("min_rto" not in h["tcp"] for h in sc["http"])
+
+
 @pytest.mark.parametrize("combo,aqm", [(("AQM", "DT", "AQM"), "ARED"), (("DT",), None), ((), None)])
 def test_the_engine_accepts_every_reading(combo, aqm):
-    model = api.validate(scenario(combo, aqm, cross="both", aqm_routers="all", mean_pktsize=615))
+    model = api.validate(scenario(combo, aqm, cross="both", aqm_routers="all", mean_pktsize=615, min_rto=1))
     assert {"http_fwd", "http_rev", "ll_fwd", "ll_rev"} <= set(model["classes"])
     assert ("cross" in model["classes"]) == bool(combo)
 

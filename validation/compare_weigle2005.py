@@ -56,6 +56,13 @@ CELLS = {
     # drop-tail on two and three congested links: the long-lived flows' goodput and timeouts
     "dt23": [(("DT", "DT"), "DT"), (("DT", "DT", "DT"), "DT")],
     "1cl": [(("DT",), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]],
+    # the default cells an AQM setting moves (mean_pktsize, ared_gentle): drop-tail's are left out
+    "default_aqm": [
+        *[(("AQM",), q) for q in weigle2005.AQMS],
+        *[(("AQM", "AQM", "AQM"), q) for q in weigle2005.AQMS],
+        (("DT", "AQM"), "REM"),
+        (("AQM", "DT"), "REM"),
+    ],
     # every Table I cell: the study's report shows ns-2 beside aqmlab on each
     "all": [c for c in weigle2005.configurations() if c[0]],
 }
@@ -68,9 +75,28 @@ SETTINGS = {
     "mean_pktsize": "mean_pktsize",
     "ared_gentle": "ared_gentle",
     "delaybox": "delaybox",
+    "min_rto": "minrto",
+    "initial_rto": "rtxcur_init",
+    "max_rto": "maxrto",
+    "tcp_defaults": "tcp_defaults",
 }
 # Settings of aqmlab's model alone: ns-2 is always itself (FullTcp for HTTP), so they are not passed on.
 AQMLAB_ONLY = {"http_recovery"}
+# Settings of the twin alone (diagnostics of ns-2 itself, such as an older release's TCP defaults): they
+# can only be run with --ns2-only, since aqmlab would run its own model beside them.
+NS2_ONLY = {"tcp_defaults"}
+# Settings that only shape the AQM queues: a drop-tail cell and the calibration (drop-tail throughout) run
+# the same with or without them, so they are left out of those runs' cache keys and calibration entries.
+AQM_ONLY = {"mean_pktsize", "ared_gentle", "aqm_buffer_bytes"}
+
+
+def number(text: str) -> int | float:
+    """A setting the study leaves at its default, given on the command line: an int where it is one."""
+    return int(text) if text.lstrip("-").isdigit() else float(text)
+
+
+def without_aqm_settings(settings: dict) -> dict:
+    return {k: v for k, v in settings.items() if k not in AQM_ONLY}
 
 
 # The classes whose load each congested link carries (departures, Mb/s) is compared: whether the two
@@ -85,7 +111,7 @@ def link_names(combo: tuple[str, ...]) -> list[str]:
 def calibrated_rates(jobs: int, reading: dict | None = None) -> dict[str, float]:
     """The study's connection rates for `reading` (default: the study's), rounded to 0.01 connections/s
     (the twin's input), with the calibration's loads; computed once per reading and kept."""
-    reading = weigle2005.READING if reading is None else reading
+    reading = without_aqm_settings(weigle2005.READING if reading is None else reading)
     saved = json.loads(CALIBRATION.read_text()) if CALIBRATION.exists() else []
     for entry in saved:
         if entry["reading"] == reading:
@@ -178,6 +204,8 @@ RUNNERS = {"aqmlab": run_aqmlab, "ns-2": run_ns2}
 
 
 def key(sim, combo, queue, seed, pairs, settings) -> str:
+    if queue == "DT":
+        settings = without_aqm_settings(settings)
     return json.dumps([sim, "-".join(combo), queue, seed, pairs, sorted(settings.items())])
 
 
@@ -414,7 +442,9 @@ def main() -> None:
         k, _, v = kv.partition("=")
         if k not in SETTINGS:
             ap.error(f"--set {kv}: unknown setting {k!r} (known: {', '.join(sorted(SETTINGS))})")
-        settings[k] = type(settings.get(k, 0))(v)  # a setting the study leaves at its default: an int
+        if k in NS2_ONLY and not a.ns2_only:
+            ap.error(f"--set {kv}: a setting of the twin alone, for --ns2-only runs")
+        settings[k] = v if k in NS2_ONLY else type(settings[k])(v) if k in settings else number(v)
     seeds = list(range(1, a.seeds + 1))
     cells = CELLS[a.cells]
     if a.cached_only:

@@ -26,6 +26,12 @@
 #     delaybox=1       0: routers forward without per-flow delay
 #     ared_gentle=1    Queue/RED gentle_
 #     mean_pktsize=0   0: ns-2's defaults (RED and PI 500 B, REM 1000 B); else set on all three
+#     minrto=0.2       Agent/TCP minrto_ (s; 1 in ns-2.27 and before)
+#     rtxcur_init=3    Agent/TCP rtxcur_init_ (s; 6 before 2006)
+#     maxrto=60        Agent/TCP maxrto_ (s; 100000 before 2007)
+#     tcp_defaults=2.35  2.28 or 2.27: the Agent/TCP defaults of that release, the paper's time (2.28:
+#                      maxrto_ 100000, rtxcur_init_ 6, integer window reductions, the old RTT variance,
+#                      no CWR on retransmissions, no slow-start bug fix; 2.27 also minrto_ 1)
 #     samples=0.01     queue-length sampling interval on the congested links (s)
 #     pairs_out=       a file to keep PackMime's log of the forward pairs in (time, request and
 #                      response bytes, response time in ms, server, active connections); default: none
@@ -38,7 +44,7 @@ set wall_t0 [clock milliseconds]
 array set cfg {
     pairs 50000 warm 60 maxdur 4000 e2e_rate 51.47 cross_rate 51.47 router_rate 10Mb cross fwd
     buffer 200 window 30 segsperack 1 nodelay 0 llsink delack ecn 1 delaybox 1 ared_gentle 1
-    mean_pktsize 0 samples 0.01 pairs_out {}
+    mean_pktsize 0 minrto 0.2 rtxcur_init 3 maxrto 60 tcp_defaults 2.35 samples 0.01 pairs_out {}
 }
 set pos {}
 foreach a $argv {
@@ -60,6 +66,7 @@ if {"AQM" in $combo && $aqm ni {ARED PI REM}} { puts stderr "AQM must be ARED, P
 if {![string is integer -strict $seed] || $seed < 1} { puts stderr "SEED must be an integer >= 1"; exit 2 }
 if {$cfg(cross) ni {fwd both}} { puts stderr "cross must be fwd or both"; exit 2 }
 if {$cfg(llsink) ni {delack sink}} { puts stderr "llsink must be delack or sink"; exit 2 }
+if {$cfg(tcp_defaults) ni {2.35 2.28 2.27}} { puts stderr "tcp_defaults must be 2.35, 2.28 or 2.27"; exit 2 }
 set warm $cfg(warm)
 
 # ---------------------------------------------------------------- randomness
@@ -77,6 +84,19 @@ Agent/TCP set packetSize_ 1460
 Agent/TCP/FullTcp set segsize_ 1460
 Agent/TCP/FullTcp set segsperack_ $cfg(segsperack)
 Agent/TCP/FullTcp set nodelay_ $cfg(nodelay)
+Agent/TCP set minrto_ $cfg(minrto)
+Agent/TCP set rtxcur_init_ $cfg(rtxcur_init)
+Agent/TCP set maxrto_ $cfg(maxrto)
+# The defaults ns-2.35 changed since the paper's releases (tcl/lib/ns-default.tcl of 2.28 against 2.35).
+if {$cfg(tcp_defaults) ne "2.35"} {
+    Agent/TCP set maxrto_ 100000
+    Agent/TCP set rtxcur_init_ 6.0
+    Agent/TCP set precisionReduce_ false
+    Agent/TCP set updated_rttvar_ false
+    Agent/TCP set SetCWRonRetransmit_ false
+    Agent/TCP set bugfix_ss_ 0
+}
+if {$cfg(tcp_defaults) eq "2.27"} { Agent/TCP set minrto_ 1 }
 
 # ---------------------------------------------------------------- AQMs (byte mode, ECN, target 20 packets)
 Queue/RED set adaptive_ 1

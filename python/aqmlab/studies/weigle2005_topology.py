@@ -65,6 +65,9 @@ def scenario(
     ared_gentle: bool = True,
     aqm_routers: str = "congested",
     delaybox: bool = True,
+    min_rto: float = 0.2,
+    initial_rto: float = 3.0,
+    max_rto: float = 60.0,
     name: str = "weigle2005",
 ) -> dict:
     """The scenario for one row of Table I. `combo` holds "DT" or "AQM" for each congested link in use
@@ -75,13 +78,16 @@ def scenario(
     (ns-2 FullTcp `segsperack_`, 1 by default: every full segment is ACKed at once), `http_recovery` their
     fast recovery ("full_tcp": ns-2 FullTcp NewReno's, as PackMime's agents, with no Limited Transmit;
     "one_way": aqmlab's default, ns-2's one-way agent's). `mean_pktsize` sets
-    the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM),
-    `aqm_buffer_bytes` their buffer in bytes (None: ns-2's `limit_` × `mean_pktsize_`, 100 KB for ARED
-    and PI, 200 KB for REM; drop-tail's 200 packets hold up to 300 KB), and `ared_gentle` ARED's gentle
-    region — all for sensitivity runs. `aqm_routers` = "all" reads "all
+    the AQMs' byte-mode packet size (None: ns-2's defaults, 500 B for ARED and PI, 1000 B for REM; the
+    study: 615 B), `aqm_buffer_bytes` their buffer in bytes (None: ns-2's `limit_` × `mean_pktsize_`,
+    123 KB at 615 B; drop-tail's 200 packets hold up to 300 KB), and `ared_gentle` ARED's gentle region
+    (the last two for sensitivity runs). `aqm_routers` = "all" reads "all
     routers the AQM" literally: in the rows with an AQM on every congested link, every router-to-router
     queue runs it ("congested": only the congested links' queues). `delaybox` = False leaves the
-    routers without per-flow delays (a diagnostic the twin mirrors with `delaybox=0`)."""
+    routers without per-flow delays (a diagnostic the twin mirrors with `delaybox=0`). `min_rto`,
+    `initial_rto` and `max_rto` (s) are every TCP's retransmission-timer bounds, ns-2's `minrto_`,
+    `rtxcur_init_` and `maxrto_`: ns-2.35's 0.2, 3 and 60 s by default; ns-2.27's (the paper's time) were
+    1, 6 and 100000 s."""
     if aqm_routers not in ("congested", "all"):
         raise ValueError(f"aqm_routers must be 'congested' or 'all', found {aqm_routers!r}")
     if cross not in ("fwd", "both"):
@@ -117,7 +123,15 @@ def scenario(
     http = []
     # ns-2 FullTcp (PackMime's TCP): Nagle on. Each DelayBox gives a flow one delay for both directions
     # (ns-2's symmetric_ default, measured on the twin: equal delays for every flow).
-    tcp = {"mss": 1460, "max_window": 30, "ecn": True, "nagle": True}
+    tcp: dict[str, object] = {"mss": 1460, "max_window": 30, "ecn": True, "nagle": True}
+    # the engine's defaults are ns-2.35's: only other values are written
+    for field, value, default in (
+        ("min_rto", min_rto, 0.2),
+        ("initial_rto", initial_rto, 3.0),
+        ("max_rto", max_rto, 60.0),
+    ):
+        if value != default:
+            tcp[field] = f"{value}s"
     if long_lived:
         src0, sink0 = hosts("ll0src", "R0", "1Mbps", "server"), hosts("ll0sink", "R7", "1Mbps", "client")
         src9, sink9 = hosts("ll9src", "R7", "1Mbps", "server"), hosts("ll9sink", "R0", "1Mbps", "client")
