@@ -38,7 +38,7 @@ def variants(jobs: int, pairs: int) -> list[tuple[str, dict, bool, int]]:
     rows = [
         (
             "study reading: offered load counted as HTTP response payload, cross traffic both ways on each "
-            "congested link, HTTP ACKs every segment",
+            "congested link, HTTP ACKs every segment, AQMs' packet size 615 B",
             study,
             True,
         ),
@@ -55,9 +55,10 @@ def variants(jobs: int, pairs: int) -> list[tuple[str, dict, bool, int]]:
             False,
         ),
         (
-            "AQMs' mean packet size 615 B (the paper's average) instead of ns-2's defaults",
-            {**study, "mean_pktsize": 615},
-            False,
+            "AQMs' byte-mode packet size ns-2's defaults (ARED and PI 500 B, REM 1000 B), not the paper's "
+            "615 B average",
+            {k: v for k, v in study.items() if k != "mean_pktsize"},
+            True,
         ),
         (
             "AQM buffers of 200 full-size packets (300 KB) instead of ns-2's 200 × mean_pktsize bytes",
@@ -65,6 +66,13 @@ def variants(jobs: int, pairs: int) -> list[tuple[str, dict, bool, int]]:
             False,
         ),
         ("ARED without the gentle region", {**study, "ared_gentle": False}, False),
+        # the calibration runs lose nothing, so a timer setting leaves their rates as they are
+        (
+            "every TCP's retransmission timer as in ns-2.27 (the paper's time): at least 1 s, 6 s before "
+            "the first RTT sample, backed off without a 60-s cap",
+            {**study, "min_rto": 1, "initial_rto": 6.0, "max_rto": 100000.0},
+            True,
+        ),
         (
             "every router queue runs the AQM in the all-AQM rows (not only the congested links')",
             {**study, "aqm_routers": "all"},
@@ -85,6 +93,61 @@ def variants(jobs: int, pairs: int) -> list[tuple[str, dict, bool, int]]:
         weigle2005.PAPER_PAIRS,
     )
     return [(*row, pairs) for row in rows] + ([paper_length] if pairs != weigle2005.PAPER_PAIRS else [])
+
+
+# The paper does not name its ns-2 release; PackMime-HTTP and DelayBox entered ns-2 in 2.30 (2006) from its
+# first author, so it ran an earlier release with them added. The TCP defaults changed since (ns-2.35's
+# tcl/lib/ns-default.tcl against 2.28's); aqmlab models 2.35's, so these rows run the twin alone.
+RELEASES = [
+    ("2.35", "ns-2.35's TCP defaults (the twin's and aqmlab's)"),
+    (
+        "2.28",
+        "ns-2.28's (February 2005): maxrto_ 100000, rtxcur_init_ 6 s, integer window reductions, the "
+        "old RTT variance, no CWR on retransmissions, no slow-start bug fix",
+    ),
+    ("2.27", "ns-2.27's (January 2004): as 2.28's, and minrto_ 1 s"),
+]
+RELEASE_CELLS = [(("DT",), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]]
+RELEASE_METRICS = [
+    ("goodput_kbps", "goodput kb/s"),
+    ("ll_path_loss_pct", "long-lived loss %"),
+    ("http_path_loss_pct", "HTTP loss %"),
+    ("ll_timeouts", "long-lived timeouts"),
+    ("rt_mean_ms", "mean response ms"),
+]
+
+
+def release_table(study: dict, seeds: list[int], jobs: int) -> list[str]:
+    """The twin under the TCP defaults of ns-2's releases of the paper's time, at the paper's run length."""
+    pairs = weigle2005.PAPER_PAIRS
+    lines = [
+        "",
+        "## ns-2 alone: the TCP defaults of the releases of the paper's time",
+        "",
+        f"The twin with the study's reading, seeds {seeds[0]}..{seeds[-1]}, {pairs:,} pairs (the twin's "
+        "`tcp_defaults`); aqmlab models ns-2.35's defaults, whose `min_rto` alone the rows above vary in "
+        "both simulators.",
+        "",
+        "| cell | TCP defaults | "
+        + " | ".join(t for _, t in RELEASE_METRICS)
+        + " | paper goodput / losses |",
+        "|---|---|" + "---|" * len(RELEASE_METRICS) + "---|",
+    ]
+    caches = {}
+    for release, _ in RELEASES:
+        settings = study if release == "2.35" else {**study, "tcp_defaults": release}
+        caches[release] = (settings, cmp.run_all(RELEASE_CELLS, seeds, pairs, settings, jobs, sims=("ns-2",)))
+    for combo, queue in RELEASE_CELLS:
+        paper = " / ".join(f"{v:g}" for v in weigle2005.PAPER[combo][queue])
+        for release, _ in RELEASES:
+            settings, cache = caches[release]
+            runs = [cache[cmp.key("ns-2", combo, queue, s, pairs, settings)]["metrics"] for s in seeds]
+            values = [
+                cmp.fmt([r[m] for r in runs]) if all(m in r for r in runs) else "" for m, _ in RELEASE_METRICS
+            ]
+            lines.append(f"| {'-'.join(combo)} {queue} | {release} | " + " | ".join(values) + f" | {paper} |")
+    lines += ["", *[f"- {release}: {text}" for release, text in RELEASES]]
+    return lines
 
 
 METRICS = [  # the paper's losses are its forward-path traffic's (weigle2005.forward_path_share)
@@ -177,6 +240,8 @@ def main() -> None:
                 parts.append(f"paper {paper[i]:g}")
                 cells.append("<br>".join(parts))
             lines.append(f"| {'-'.join(combo)} {queue} | " + " | ".join(cells) + " |")
+    if not a.no_ns2:
+        lines += release_table(summary[0][2], seeds, a.jobs)
     a.out.write_text("\n".join(lines) + "\n")
     print(a.out)
 

@@ -42,9 +42,11 @@ AQMS = list(AQM_QUEUES)
 
 # How aqmlab reads the paper's scenario where the text leaves a choice (evidence from both simulators in
 # validation/results/weigle2005_sensitivity.md): clouds 2-7 are two cross-traffic clouds per congested link,
-# one each way ("cross": "both"), and the HTTP receivers ACK every segment, as ns-2's FullTcp does by
-# default (segsperack_ 1).
-READING: dict[str, object] = {"cross": "both", "http_ack_every": 1}
+# one each way ("cross": "both"); the HTTP receivers ACK every segment, as ns-2's FullTcp does by
+# default (segsperack_ 1); and the AQMs' byte-mode packet size is the paper's average packet, 615 B, which
+# its "target queue of 20 packets results in a delaytarget setting for ARED of 10 ms" presumes
+# (docs/studies.md#w-queues).
+READING: dict[str, object] = {"cross": "both", "http_ack_every": 1, "mean_pktsize": 615}
 
 
 def study_rates(calibration: dict) -> dict[str, float]:
@@ -643,6 +645,12 @@ STUDY = Study(
         "HTTP connections behave as ns-2's FullTcp/Newreno (PackMime's agent): Nagle, an ACK per segment, "
         "FullTcp's fast recovery, no Limited Transmit; long-lived flows as the one-way Agent/TCP/Newreno "
         "with a DelAck sink. ECN responses as ns-2.35's.",
+        "The AQMs measure their queues and scale their marking in units of the paper's average packet, "
+        "615 B (ns-2's mean_pktsize_, whose defaults are 500 B for ARED and PI and 1000 B for REM): the "
+        "target of 20 packets is then 12.3 KB for all three, as the paper's ARED delay target of 10 ms for "
+        "20 packets presumes, and the 200-packet buffers hold 123 KB. With ns-2's defaults instead, "
+        "ARED's long-lived losses fall further below the paper's in aqmlab and ns-2 alike "
+        "(validation/results/weigle2005_sensitivity.md).",
         "ns-2 columns: the ns-2.35 twin of this scenario (validation/ns2/weigle2005.tcl) with the same "
         "rates, run by validation/compare_weigle2005.py; its run length is given under each table.",
         "Findings are effects paired by seed (the configurations share their traffic draws) with their 95 % "
@@ -654,6 +662,6 @@ STUDY = Study(
         "validation/results/compare_weigle2005.md gives both definitions in both simulators.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
-    full_runtime="336 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
-    "runs), measured end to end with /usr/bin/time on 2026-11-25",
+    full_runtime="322 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
+    "runs), 245 MB peak, measured end to end with /usr/bin/time -v on 2026-11-25",
 )
