@@ -125,8 +125,8 @@ def release_table(study: dict, seeds: list[int], jobs: int) -> list[str]:
         "## ns-2 alone: the TCP defaults of the releases of the paper's time",
         "",
         f"The twin with the study's reading, seeds {seeds[0]}..{seeds[-1]}, {pairs:,} pairs (the twin's "
-        "`tcp_defaults`); aqmlab models ns-2.35's defaults, whose `min_rto` alone the rows above vary in "
-        "both simulators.",
+        "`tcp_defaults`); aqmlab models ns-2.35's defaults, of which the row with ns-2.27's timers above "
+        "varies the retransmission timer's three bounds in both simulators.",
         "",
         "| cell | TCP defaults | "
         + " | ".join(t for _, t in RELEASE_METRICS)

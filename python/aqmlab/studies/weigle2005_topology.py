@@ -86,7 +86,7 @@ def scenario(
     queue runs it ("congested": only the congested links' queues). `delaybox` = False leaves the
     routers without per-flow delays (a diagnostic the twin mirrors with `delaybox=0`). `min_rto`,
     `initial_rto` and `max_rto` (s) are every TCP's retransmission-timer bounds, ns-2's `minrto_`,
-    `rtxcur_init_` and `maxrto_`: ns-2.35's 0.2, 3 and 60 s by default; ns-2.27's (the paper's time) were
+    `rtxcur_init_` and `maxrto_`: ns-2.35's 0.2, 3 and 60 s by default; ns-2.27's (of the paper's time) were
     1, 6 and 100000 s."""
     if aqm_routers not in ("congested", "all"):
         raise ValueError(f"aqm_routers must be 'congested' or 'all', found {aqm_routers!r}")
