@@ -4,6 +4,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "validation"))
 
@@ -36,3 +38,11 @@ def test_command_line_numbers_keep_their_type():
     assert cmp.number("1") == 1 and isinstance(cmp.number("1"), int)
     assert cmp.number("-2") == -2
     assert cmp.number("0.5") == 0.5
+
+
+def test_cells_are_a_named_set_or_a_list_of_table_i_cells():
+    assert cmp.parse_cells("1cl") == cmp.CELLS["1cl"]
+    assert cmp.parse_cells("AQM-AQM-AQM:PI,DT:DT") == [(("AQM", "AQM", "AQM"), "PI"), (("DT",), "DT")]
+    for bad in ("AQM:DT", "DT-AQM:RED", "everything", ":PI"):
+        with pytest.raises(ValueError, match="neither a set"):
+            cmp.parse_cells(bad)

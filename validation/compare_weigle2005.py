@@ -90,6 +90,23 @@ NS2_ONLY = {"tcp_defaults"}
 AQM_ONLY = {"mean_pktsize", "ared_gentle", "aqm_buffer_bytes"}
 
 
+def parse_cells(text: str) -> list[tuple[tuple[str, ...], str]]:
+    """A named set of cells, or a comma-separated list of ROW:QUEUE (a Table I row and its queue type)."""
+    if text in CELLS:
+        return CELLS[text]
+    table = weigle2005.configurations()
+    cells = []
+    for item in text.split(","):
+        row, _, queue = item.partition(":")
+        cell = (tuple(row.split("-")), queue)
+        if cell not in table or not row:
+            raise ValueError(
+                f"{item!r} is neither a set ({', '.join(sorted(CELLS))}) nor a Table I cell ROW:QUEUE"
+            )
+        cells.append(cell)
+    return cells
+
+
 def number(text: str) -> int | float:
     """A setting the study leaves at its default, given on the command line: an int where it is one."""
     return int(text) if text.lstrip("-").isdigit() else float(text)
@@ -415,7 +432,12 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--pairs", type=int, default=20_000)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--cells", choices=sorted(CELLS), default="default")
+    ap.add_argument(
+        "--cells",
+        default="default",
+        metavar="SET|ROW:QUEUE,...",
+        help=f"a named set of Table I cells ({', '.join(sorted(CELLS))}) or a list: AQM-AQM-AQM:PI,DT:DT",
+    )
     ap.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help=f"one of {sorted(SETTINGS)}"
     )
@@ -446,7 +468,10 @@ def main() -> None:
             ap.error(f"--set {kv}: a setting of the twin alone, for --ns2-only runs")
         settings[k] = v if k in NS2_ONLY else type(settings[k])(v) if k in settings else number(v)
     seeds = list(range(1, a.seeds + 1))
-    cells = CELLS[a.cells]
+    try:
+        cells = parse_cells(a.cells)
+    except ValueError as e:
+        ap.error(f"--cells {a.cells}: {e}")
     if a.cached_only:
         cache = load_cache()
         cached = {k for k, r in cache.items() if current(r)}
