@@ -107,7 +107,7 @@ RELEASES = [
     ),
     ("2.27", "ns-2.27's (January 2004): as 2.28's, and minrto_ 1 s"),
 ]
-RELEASE_CELLS = [(("DT",), "DT"), *[(("AQM",), q) for q in weigle2005.AQMS]]
+RELEASE_CELLS = cmp.CELLS["1cl"]
 RELEASE_METRICS = [
     ("goodput_kbps", "goodput kb/s"),
     ("ll_path_loss_pct", "long-lived loss %"),
