@@ -180,6 +180,7 @@ fn empirical_delaybox_follows_its_cdf_file() {
     let extra: Vec<f64> = r.flows.iter().map(|f| ((f.srtt_s - 0.006) * 1e3).round()).collect();
     assert!(extra.iter().all(|&e| e == 20.0 || e == 60.0), "{extra:?}");
     let short = extra.iter().filter(|&&e| e == 20.0).count();
+    std::fs::remove_dir_all(&dir).unwrap();
     assert!((30..70).contains(&short), "{short} of 100 flows drew 20 ms");
 }
 

@@ -92,9 +92,14 @@ impl Builder<'_> {
     pub(super) fn check_trace_cwnd(&self, flows: usize) -> Result<(), ScenarioError> {
         for (i, &f) in self.s.measure.trace_cwnd.iter().enumerate() {
             if f as usize >= flows {
-                return Err(self
-                    .cx
-                    .err(format!("measure.trace_cwnd[{i}]"), format!("a flow id below {flows}")));
+                let expected = if flows == 0 {
+                    "the id of a [[flows]] connection, but there are none ([[http]] and [[web_users]] \
+                     connections are not traced)"
+                        .to_string()
+                } else {
+                    format!("a flow id below {flows}")
+                };
+                return Err(self.cx.err(format!("measure.trace_cwnd[{i}]"), expected));
             }
         }
         Ok(())
