@@ -7,7 +7,8 @@
 #           "none" = the uncongested reference (no cross traffic)
 #   AQM     ARED, PI or REM (the AQM of the "AQM" entries; ignored when COMBO has none)
 #   SEED    integer >= 1: ns-random, defaultRNG, substream SEED of every traffic RNG, PackMime set-run
-#   key=value overrides (defaults are aqmlab's study setting):
+#   key=value overrides (validation/compare_weigle2005.py passes the study's setting; these defaults are the
+#   twin's own):
 #     pairs=50000      stop once this many forward end-to-end pairs completed after the warm-up
 #                      (checked every 0.5 s of simulated time)
 #     warm=60          warm-up (integer s): long-lived flows start here, counters are snapshot here
@@ -53,6 +54,7 @@ foreach a $argv {
             puts stderr "unknown option $k (known: [lsort [array names cfg]])"; exit 2
         }
         set cfg($k) $v
+        set given($k) 1
     } else {
         lappend pos $a
     }
@@ -66,6 +68,12 @@ if {"AQM" in $combo && $aqm ni {ARED PI REM}} { puts stderr "AQM must be ARED, P
 if {![string is integer -strict $seed] || $seed < 1} { puts stderr "SEED must be an integer >= 1"; exit 2 }
 if {$cfg(cross) ni {fwd both}} { puts stderr "cross must be fwd or both"; exit 2 }
 if {$cfg(llsink) ni {delack sink}} { puts stderr "llsink must be delack or sink"; exit 2 }
+# An older release's defaults set the timers themselves: an explicit timer beside them would be overridden.
+foreach k {minrto rtxcur_init maxrto} {
+    if {$cfg(tcp_defaults) ne "2.35" && [info exists given($k)]} {
+        puts stderr "$k= and tcp_defaults=$cfg(tcp_defaults) both set the retransmission timer: give one"; exit 2
+    }
+}
 if {$cfg(tcp_defaults) ni {2.35 2.28 2.27}} { puts stderr "tcp_defaults must be 2.35, 2.28 or 2.27"; exit 2 }
 set warm $cfg(warm)
 
