@@ -9,12 +9,17 @@ gaps over one drop-tail bottleneck (100 Mb/s access links, 1 ms each link).
 
 1. **Exact**: with small responses nothing is lost and every request/response pair must complete at the same
    microsecond in both simulators; the first pairs that differ point at the event the models treat
-   differently.
+   differently. A third case marks with ECN deterministically ("step": PI with probability 0 or 1, which
+   also drops the non-ECT handshake packets it selects), so FullTcp's ECN and handshake recovery can be
+   matched packet for packet up to the first tie the two schedulers break differently.
 2. **Paired, with loss**: ten times larger responses through a 20-packet buffer. Here the two runs part at
    the first instant where several connections act at once (ns-2 orders such ties by its timers' floating
    point times and its heap), so each trace is compared as a whole: drops, packets, retransmission
    timeouts (ns-2: the agents' ``nrexmit_``), pairs completed and response times, over ``--traces`` traces
    with the paired difference and its 95 % interval.
+3. **Paired, with ECN marking**: the same traces through PI as study W configures it (ECN, byte mode, queue
+   in bytes, 615-byte mean packet, target 20 packets, 200 x 615 bytes of buffer): how FullTcp answers CE
+   marks, compared as in 2 with the marks beside the drops.
 
 A trace: connections arriving as a Poisson process (``RATE`` per second over ``SPAN`` seconds), 70 % with
 one pair, the others persistent with 1 + Exp(mean 3) pairs, think gaps Exp(mean 0.5 s), server delays
@@ -40,9 +45,29 @@ ROOT = Path(__file__).resolve().parent.parent
 TCL = ROOT / "validation" / "ns2" / "http_replay.tcl"
 RESULTS = ROOT / "validation" / "results"
 RATE, SPAN, DURATION = 20.0, 50.0, 60
-# Exact cases, label: (bottleneck Mb/s, buffer packets, response scale bytes); trace seed 1.
-EXACT = {"5 Mb/s": (5, 100, 100), "1 Mb/s": (1, 100, 100)}
+# Exact cases, label: (bottleneck Mb/s, buffer packets, response scale bytes, PI mode); trace seed 1.
+EXACT = {
+    "5 Mb/s": (5, 100, 100, "0"),
+    "1 Mb/s": (1, 100, 100, "0"),
+    "2 Mb/s, ECN step marking": (2, 200, 1000, "step"),
+}
 LOSSY = (2, 20, 1000)
+MARKING = (2, 200, 1500)  # heavier traces (responses x15) through study W's PI with ECN
+# The twin's pi= modes: "1" study W's PI queue (python/aqmlab/studies/weigle2005_topology.py) at 615-byte
+# packets; "step" PI whose probability is 0 or 1 (gain 1 per packet of error, none on the previous one),
+# so that marks are deterministic and a replay can match packet for packet.
+PI_QUEUES = {
+    "1": {"kind": "pi", "qref": 20, "ecn": True, "bytes": True, "queue_in_bytes": True, "mean_pktsize": 615},
+    "step": {
+        "kind": "pi",
+        "qref": 10,
+        "ecn": True,
+        "bytes": False,
+        "queue_in_bytes": False,
+        "a": 1.0,
+        "b": 0.0,
+    },
+}
 SAME = 2e-6  # ns-2 prints microseconds
 
 
@@ -63,10 +88,11 @@ def make_trace(path: Path, scale: int, seed: int) -> int:
     return len(lines)
 
 
-def scenario(trace: Path, mbps: int, buffer: int) -> dict:
+def scenario(trace: Path, mbps: int, buffer: int, pi: str = "0") -> dict:
     """aqmlab's twin of http_replay.tcl: FullTcp's options as PackMime's agents have them."""
     link = {"rate": "100Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": 1000}}
-    bottleneck = {"rate": f"{mbps}Mbps", "delay": "1ms", "queue": {"kind": "droptail", "limit": buffer}}
+    queue = {**PI_QUEUES[pi], "limit": buffer} if pi != "0" else {"kind": "droptail", "limit": buffer}
+    bottleneck = {"rate": f"{mbps}Mbps", "delay": "1ms", "queue": queue}
     return {
         "name": "http-replay",
         "duration": f"{DURATION}s",
@@ -79,6 +105,7 @@ def scenario(trace: Path, mbps: int, buffer: int) -> dict:
             "nagle": True,
             "recovery": "full_tcp",
             "limited_transmit": False,
+            "ecn": pi != "0",
         },
         "links": [
             {"a": "client", "b": "R0", **link},
@@ -89,19 +116,20 @@ def scenario(trace: Path, mbps: int, buffer: int) -> dict:
     }
 
 
-def run_both(trace: Path, mbps: int, buffer: int) -> dict:
+def run_both(trace: Path, mbps: int, buffer: int, pi: str = "0") -> dict:
     """Both simulators on one trace: each one's pairs {(connection, index): (start, end)} and link counts."""
     from aqmlab import api
 
     log = trace.with_suffix(".ns2-pairs")
     args = [f"trace={trace}", f"pairs={log}", f"bneck={mbps}", f"bqueue={buffer}", f"duration={DURATION}"]
+    args.append(f"pi={pi}")
     out = subprocess.run(["ns", str(TCL), *args], capture_output=True, text=True, check=True).stdout
     counts = json.loads([ln for ln in out.splitlines() if ln.startswith("{")][-1])
     ns2 = {}
     for line in log.read_text().splitlines():
         c, i, s, e = line.split()
         ns2[(int(c), int(i))] = (float(s), float(e))
-    r = api.run(scenario(trace, mbps, buffer), seed=1)
+    r = api.run(scenario(trace, mbps, buffer, pi), seed=1)
     p = r.pairs
     aq = {
         (int(c), int(i)): (s, e)
@@ -113,15 +141,18 @@ def run_both(trace: Path, mbps: int, buffer: int) -> dict:
         "ns-2": {
             "pairs": ns2,
             "drops": counts["drops_rev"],
+            "marks": counts["marks_rev"],
             "packets": counts["arrivals_rev"],
             "timeouts": counts["timeouts"],
         },
         "aqmlab": {
             "pairs": aq,
             "drops": int(rev["drops"]),
+            "marks": int(rev["marks"]),
             "packets": int(rev["arrivals"]),
-            # ns-2's nrexmit_ leaves out the timeouts after an ECN reduction (none here: no ECN)
-            "timeouts": int(gen["timeouts"] - gen["timeouts_after_ecn"]),
+            # FullTcp's nrexmit_ counts every timeout, those after an ECN reduction too (FullTcpAgent::
+            # timeout; only the one-way agent leaves them out)
+            "timeouts": int(gen["timeouts"]),
         },
     }
 
@@ -139,6 +170,7 @@ def summary(side: dict) -> dict[str, float]:
     rts = sorted(e - s for s, e in side["pairs"].values())
     return {
         "drops R1->R0": side["drops"],
+        "CE marks R1->R0": side["marks"],
         "packets R1->R0": side["packets"],
         "retransmission timeouts": side["timeouts"],
         "pairs completed": len(rts),
@@ -147,43 +179,19 @@ def summary(side: dict) -> dict[str, float]:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--traces", type=int, default=8, help="traces of the lossy comparison (2 or more)")
-    ap.add_argument("--out", type=Path, default=RESULTS / "http_replay.md")
-    args = ap.parse_args(argv)
-    t0 = time.perf_counter()
+def paired(title: str, case: tuple[int, int, int], pi: str, traces: int, tmp: str) -> list[str]:
+    """A paired section: the traces seeded 1..`traces` through the case's bottleneck in both simulators."""
+    mbps, buffer, scale = case
+    rows = []
+    for seed in range(1, traces + 1):
+        trace = Path(tmp) / f"trace-{seed}.txt"
+        make_trace(trace, scale, seed)
+        res = run_both(trace, mbps, buffer, pi)
+        rows.append({sim: summary(res[sim]) for sim in ("ns-2", "aqmlab")})
+        print(title.split(":")[0], "trace", seed, rows[-1])
     lines = [
-        "# HTTP connections replayed in aqmlab and ns-2.35",
         "",
-        "<!-- generated by validation/compare_http_replay.py -->",
-        f"{DURATION} s per run, FullTcp NewReno at both ends, drop-tail bottleneck; the script's docstring "
-        "describes the traces.",
-        "",
-        "### Exact: every pair at the same microsecond",
-        "",
-        "| bottleneck | connections | pairs ns-2 / aqmlab | the same | first different (connection, pair) |",
-        "|---|---|---|---|---|",
-    ]
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, (mbps, buffer, scale) in EXACT.items():
-            trace = Path(tmp) / f"exact-{mbps}.txt"
-            n = make_trace(trace, scale, seed=1)
-            e = exact(run_both(trace, mbps, buffer))
-            print(label, e)
-            first = e["first"] or "none"
-            lines.append(f"| {label} | {n} | {e['pairs'][0]} / {e['pairs'][1]} | {e['same']} | {first} |")
-        mbps, buffer, scale = LOSSY
-        rows = []
-        for seed in range(1, args.traces + 1):
-            trace = Path(tmp) / f"lossy-{seed}.txt"
-            make_trace(trace, scale, seed)
-            res = run_both(trace, mbps, buffer)
-            rows.append({sim: summary(res[sim]) for sim in ("ns-2", "aqmlab")})
-            print("lossy trace", seed, rows[-1])
-    lines += [
-        "",
-        f"### Paired, with loss: {mbps} Mb/s, {buffer}-packet buffer, responses x10, {len(rows)} traces",
+        f"### Paired, {title.format(mbps=mbps, buffer=buffer)}, {len(rows)} traces",
         "",
         "Per metric: the mean over traces in each simulator, and aqmlab − ns-2 paired by trace with its 95 % "
         "interval (Student t).",
@@ -197,6 +205,45 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(
             f"| {metric} | {statistics.fmean(by_trace['ns-2'].values()):.1f} | "
             f"{statistics.fmean(by_trace['aqmlab'].values()):.1f} | {diff:+.1f} ± {half:.1f} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--traces", type=int, default=8, help="traces of the lossy comparison (2 or more)")
+    ap.add_argument("--out", type=Path, default=RESULTS / "http_replay.md")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    lines = [
+        "# HTTP connections replayed in aqmlab and ns-2.35",
+        "",
+        "<!-- generated by validation/compare_http_replay.py -->",
+        f"{DURATION} s per run, FullTcp NewReno at both ends, drop-tail bottleneck unless a case names PI "
+        "with ECN; the script's docstring describes the traces.",
+        "",
+        "### Exact: every pair at the same microsecond",
+        "",
+        "| bottleneck | connections | pairs ns-2 / aqmlab | the same | first different (connection, pair) |",
+        "|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, (mbps, buffer, scale, pi) in EXACT.items():
+            trace = Path(tmp) / f"exact-{mbps}.txt"
+            n = make_trace(trace, scale, seed=1)
+            e = exact(run_both(trace, mbps, buffer, pi))
+            print(label, e)
+            first = e["first"] or "none"
+            lines.append(f"| {label} | {n} | {e['pairs'][0]} / {e['pairs'][1]} | {e['same']} | {first} |")
+        lines += paired(
+            "with loss: {mbps} Mb/s, {buffer}-packet buffer, responses x10", LOSSY, "0", args.traces, tmp
+        )
+        lines += paired(
+            "with ECN marking: {mbps} Mb/s, study W's PI ({buffer} x 615 bytes), responses x15",
+            MARKING,
+            "1",
+            args.traces,
+            tmp,
         )
     lines += ["", f"{time.perf_counter() - t0:.0f} s wall."]
     args.out.write_text("\n".join(lines) + "\n")

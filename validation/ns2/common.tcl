@@ -64,18 +64,18 @@ proc monitor {from to} {
     return $m
 }
 
-# client --100Mb,1ms-- R0 --`bneck` Mb/s,1ms-- R1 --100Mb,1ms-- server, all drop-tail: 1000-packet access
-# queues, `bqueue` packets at the bottleneck both ways. R0 and R1 are made by `$ns $router` (node or
+# client --100Mb,1ms-- R0 --`bneck` Mb/s,1ms-- R1 --100Mb,1ms-- server: drop-tail 1000-packet access
+# queues, `bqueue` packets of `bqtype` (drop-tail unless given) at the bottleneck both ways. R0 and R1 are made by `$ns $router` (node or
 # DelayBox); sets the globals client, server, R0 and R1, created in that order, and mon(fwd), mon(rev):
 # monitors of the bottleneck R0->R1 and R1->R0.
-proc bottleneck_line {router bneck bqueue} {
+proc bottleneck_line {router bneck bqueue {bqtype DropTail}} {
     global ns client server R0 R1 mon
     set client [$ns node]
     set server [$ns node]
     set R0 [$ns $router]
     set R1 [$ns $router]
     $ns duplex-link $client $R0 100Mb 1ms DropTail
-    $ns duplex-link $R0 $R1 ${bneck}Mb 1ms DropTail
+    $ns duplex-link $R0 $R1 ${bneck}Mb 1ms $bqtype
     $ns duplex-link $R1 $server 100Mb 1ms DropTail
     foreach {x y lim} [list $client $R0 1000 $R0 $client 1000 $R0 $R1 $bqueue $R1 $R0 $bqueue \
                           $R1 $server 1000 $server $R1 1000] {

@@ -12,14 +12,18 @@
 #   bneck=10       bottleneck rate R0<->R1 (Mb/s); access links 100 Mb/s; every link 1 ms
 #   bqueue=100     bottleneck queue limit_ (packets, both directions); access links 1000
 #   segsize=1460 window=64 segsperack=1 nodelay=0   FullTcp segsize_, window_, segsperack_, nodelay_
+#   pi=0           1: the bottleneck queues are Queue/PI as study W sets them (ECN marking, byte mode,
+#                  queue in bytes, mean_pktsize_ 615, qref_ 20; limit_ bqueue x 615 bytes) and every
+#                  agent negotiates ECN; step: PI with a_ 1, b_ 0, qref_ 10 in packet mode, whose
+#                  probability is 0 or 1, so its marks (and drops of non-ECT packets) are deterministic
 #   ptrace=FILE    ns-2's packet trace of the bottleneck R1->R0 (responses) to FILE (optional)
 #
-# Prints one JSON line: bottleneck drops and arrivals each way, FullTcp retransmission timeouts summed
+# Prints one JSON line: bottleneck drops, arrivals and CE-marked departures each way, FullTcp retransmission timeouts summed
 # over the connections' agents (nrexmit_; a client's taken when its last response is in, as its agent
 # resets the counter when the connection closes).
 source [file join [file dirname [info script]] common.tcl]
 array set cfg {trace "" pairs "" duration 60 bneck 10 bqueue 100 segsize 1460 window 64 segsperack 1
-    nodelay 0 ptrace ""}
+    nodelay 0 ptrace "" pi 0}
 positional_args
 if {$cfg(trace) eq "" || $cfg(pairs) eq ""} { puts stderr "trace=FILE and pairs=FILE are required"; exit 2 }
 
@@ -32,7 +36,24 @@ add-packet-header IP TCP Flags
 set ns [new Simulator]
 $ns use-scheduler Heap
 
-bottleneck_line node $cfg(bneck) $cfg(bqueue)
+if {$cfg(pi) ni {0 1 step}} { puts stderr "pi must be 0, 1 or step"; exit 2 }
+if {$cfg(pi) ne "0"} {
+    Queue/PI set setbit_ true
+    Agent/TCP set ecn_ 1
+}
+if {$cfg(pi) eq "1"} {
+    Queue/PI set bytes_ true
+    Queue/PI set queue_in_bytes_ true
+    Queue/PI set mean_pktsize_ 615
+    Queue/PI set qref_ 20
+} elseif {$cfg(pi) eq "step"} {
+    Queue/PI set bytes_ false
+    Queue/PI set queue_in_bytes_ false
+    Queue/PI set a_ 1.0
+    Queue/PI set b_ 0.0
+    Queue/PI set qref_ 10
+}
+bottleneck_line node $cfg(bneck) $cfg(bqueue) [expr {$cfg(pi) ne "0" ? "PI" : "DropTail"}]
 if {$cfg(ptrace) ne ""} {
     set ptr [open $cfg(ptrace) w]
     $ns trace-queue $R1 $R0 $ptr
@@ -137,9 +158,9 @@ proc finish {} {
     foreach a $agents {
         incr timeouts [expr {[info exists timeouts_taken($a)] ? $timeouts_taken($a) : [$a set nrexmit_]}]
     }
-    puts [format "{\"drops_fwd\": %d, \"drops_rev\": %d, \"arrivals_fwd\": %d, \"arrivals_rev\": %d, \"timeouts\": %d}" \
+    puts [format "{\"drops_fwd\": %d, \"drops_rev\": %d, \"arrivals_fwd\": %d, \"arrivals_rev\": %d, \"marks_fwd\": %d, \"marks_rev\": %d, \"timeouts\": %d}" \
         [$mon(fwd) set pdrops_] [$mon(rev) set pdrops_] [$mon(fwd) set parrivals_] [$mon(rev) set parrivals_] \
-        $timeouts]
+        [$mon(fwd) set pmarks_] [$mon(rev) set pmarks_] $timeouts]
     exit 0
 }
 $ns at $cfg(duration) finish

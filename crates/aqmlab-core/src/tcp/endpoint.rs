@@ -116,6 +116,9 @@ pub struct Endpoint {
     route: u32,
     class: u16,
     last_action: CwndAction,
+    /// `recovery = full_tcp`: an ACK is owed to the peer (ns-2 FullTcp's `TF_ACKNOW` left set by a
+    /// duplicate SYN it ignored): the next segment received that sends nothing sends a pure ACK.
+    ack_owed: bool,
     /// What this side has received in order since it last sent an ACK: segments, or with
     /// `recovery = full_tcp` bytes (ns-2 FullTcp's `rcv_nxt_ - last_ack_sent_`).
     unacked: u32,
@@ -258,6 +261,7 @@ impl Endpoint {
             recovery_burst: false,
             recover: 0,
             last_action: CwndAction::None,
+            ack_owed: false,
             first_partial: false,
             cwr_pending: false,
             timing: None,
@@ -391,7 +395,7 @@ impl Endpoint {
                 TimerKind::Retransmit => self.on_rto(cfg, io),
                 TimerKind::DelayedAck => {
                     if self.unacked > 0 {
-                        self.send_ack(io);
+                        self.send_ack(cfg, io);
                     }
                 }
                 TimerKind::Pacing => self.send_much(cfg, io),
@@ -407,6 +411,9 @@ impl Endpoint {
             return d;
         }
         if self.state == State::SynReceived && pkt.has(flags::ACK) && pkt.ack >= 1 {
+            if cfg.recovery == Recovery::FullTcp {
+                self.cc.set_cwnd(cfg.init_cwnd); // FullTcpAgent::recv: `cwnd_ = initial_window()`
+            }
             self.state = State::Established;
             self.snd_una = 1;
             self.snd_nxt = self.snd_nxt.max(1);
@@ -418,21 +425,25 @@ impl Endpoint {
             return d; // stray segment before the handshake
         }
         let sent_before = io.out.len();
+        let carries_data = pkt.payload() > 0 || pkt.has(flags::FIN);
+        // RFC 3168's echo: ECN-Echo from a CE segment until a CWR one. FullTcp reads both on every
+        // segment, pure ACKs too, before the segment's ACK is processed (FullTcpAgent::recv).
+        if !cfg.cc.echoes_each_mark() && (carries_data || cfg.recovery == Recovery::FullTcp) {
+            if pkt.has(flags::CWR) {
+                self.ece_pending = false;
+            }
+            if pkt.ecn == Ecn::Ce {
+                self.ece_pending = true;
+            }
+        }
         if pkt.has(flags::ACK) {
-            let pure = pkt.payload() == 0 && !pkt.has(flags::FIN);
+            let pure = !carries_data;
             self.on_ack(cfg, pkt.ack, pkt.has(flags::ECE), pure, io);
         }
         let mut ack_now = false;
-        if pkt.payload() > 0 || pkt.has(flags::FIN) {
+        if carries_data {
             if cfg.cc.echoes_each_mark() {
-                self.dctcp_ce_state(pkt.ecn == Ecn::Ce, io);
-            } else {
-                if pkt.has(flags::CWR) {
-                    self.ece_pending = false;
-                }
-                if pkt.ecn == Ecn::Ce {
-                    self.ece_pending = true;
-                }
+                self.dctcp_ce_state(pkt.ecn == Ecn::Ce, cfg, io);
             }
             ack_now = self.receive(cfg, pkt, io, &mut d);
         }
@@ -440,8 +451,9 @@ impl Endpoint {
             self.send_much(cfg, io);
         }
         let piggybacked = io.out[sent_before..].iter().any(|&id| io.packets.get(id).payload() > 0);
-        if ack_now && !piggybacked {
-            self.send_ack(io);
+        // Any segment sent here carried an owed ACK (`emit` settles it).
+        if (ack_now && !piggybacked) || self.ack_owed {
+            self.send_ack(cfg, io);
         }
         d
     }
@@ -469,6 +481,14 @@ impl Endpoint {
 
     fn on_syn(&mut self, cfg: &TcpConfig, pkt: &Packet, io: &mut TcpIo, d: &mut Delivery) {
         match (self.role, self.state) {
+            // ns-2 FullTcp ignores a duplicate SYN once it has answered one: its own timer resends the
+            // SYN-ACK (FullTcpAgent::recv, "We should just ignore the duplicate SYN"), but trimming the SYN
+            // leaves `TF_ACKNOW` set, so an ACK is owed.
+            (Role::Responder, State::SynReceived | State::Established)
+                if cfg.recovery == Recovery::FullTcp =>
+            {
+                self.ack_owed = true;
+            }
             (Role::Responder, State::Idle | State::SynReceived) => {
                 // A first SYN, or a retransmitted one because our SYN-ACK was lost: (re)send SYN-ACK.
                 self.rcv_nxt = 1;
@@ -487,6 +507,9 @@ impl Endpoint {
                 self.arm_rto(io);
             }
             (Role::Initiator, State::SynSent) if pkt.has(flags::ACK) && pkt.ack == 1 => {
+                if cfg.recovery == Recovery::FullTcp {
+                    self.cc.set_cwnd(cfg.init_cwnd); // FullTcpAgent::recv: `cwnd_ = initial_window()`
+                }
                 self.rcv_nxt = 1;
                 self.ecn_ok = cfg.ecn && pkt.has(flags::ECE);
                 self.state = State::Established;
@@ -498,14 +521,14 @@ impl Endpoint {
                 if cfg.recovery == Recovery::FullTcp {
                     // ns-2's FullTcp acknowledges the SYN-ACK with a pure ACK before any data, as the
                     // connect() of a socket API completes before the first write.
-                    self.send_ack(io);
+                    self.send_ack(cfg, io);
                 }
                 self.send_much(cfg, io);
                 if io.out.len() == before {
-                    self.send_ack(io);
+                    self.send_ack(cfg, io);
                 }
             }
-            (Role::Initiator, State::Established) => self.send_ack(io), // duplicate SYN-ACK: our ACK was lost
+            (Role::Initiator, State::Established) => self.send_ack(cfg, io), // duplicate SYN-ACK: our ACK was lost
             _ => {}
         }
     }
@@ -534,11 +557,13 @@ impl Endpoint {
             && self.snd_una == self.snd_max
             && self.snd_nxt < self.app_end
             && self.last_data_sent != NEVER
+            && self.window(cfg) >= 1.0
             && self.rtt.idle_longer_than_rto(self.last_data_sent, io.now)
         {
             // FullTcp's slow-start restart (foutput, idle_restart): new data after an idle period
             // longer than the RTO since the last data sent starts again from the initial window,
-            // ssthresh kept; `slowdown` sets `cong_action_`.
+            // ssthresh kept; `slowdown` sets `cong_action_`. foutput runs only for a segment the window
+            // lets out, so a window below one segment (an ECN reduction's) waits for the timer.
             self.cc.set_cwnd(cfg.init_cwnd.floor());
             if self.ecn_ok {
                 self.cwr_pending = true;
@@ -899,6 +924,14 @@ impl Endpoint {
         }
         self.timeouts += 1;
         self.rtt.back_off();
+        if cfg.recovery == Recovery::FullTcp && matches!(self.state, State::SynSent | State::SynReceived) {
+            // FullTcpAgent::timeout_action in the handshake too: ssthresh half the window, at least 2
+            // (cwnd restarts from the initial window once established), and `cong_action_`, so CWR goes
+            // on the first segment after it (the SYN-ACK itself never carries it).
+            self.cc.on_timeout(true, cfg);
+            self.last_action = CwndAction::Timeout;
+            self.cwr_pending = cfg.ecn;
+        }
         match self.state {
             State::SynSent => return self.send_syn(cfg, io),
             State::SynReceived => {
@@ -1041,17 +1074,23 @@ impl Endpoint {
     /// and CWR is ignored. The state is the last data segment's CE; when it changes while an ACK is
     /// being delayed, that ACK leaves at once with the old state, so that no ACK covers segments of
     /// both states. Called before the segment is accepted: the ACK is for the data before it.
-    fn dctcp_ce_state(&mut self, ce: bool, io: &mut TcpIo) {
+    fn dctcp_ce_state(&mut self, ce: bool, cfg: &TcpConfig, io: &mut TcpIo) {
         if ce != self.ece_pending {
             if self.unacked > 0 {
-                self.send_ack(io);
+                self.send_ack(cfg, io);
             }
             self.ece_pending = ce;
         }
     }
 
-    fn send_ack(&mut self, io: &mut TcpIo) {
-        self.emit(self.snd_nxt, 0, flags::ACK, Ecn::NotEct, io);
+    fn send_ack(&mut self, cfg: &TcpConfig, io: &mut TcpIo) {
+        let mut f = flags::ACK;
+        if cfg.recovery == Recovery::FullTcp && self.cwr_pending && self.ecn_ok {
+            // FullTcpAgent::foutput puts CWR on the first segment of any kind after a reduction.
+            f |= flags::CWR;
+            self.cwr_pending = false;
+        }
+        self.emit(self.snd_nxt, 0, f, Ecn::NotEct, io);
     }
 
     /// Creates one packet; every packet carries the cumulative ACK, which also serves any pending
@@ -1063,6 +1102,7 @@ impl Endpoint {
         if f & flags::ACK != 0 {
             self.unacked = 0;
             self.delack_timer.cancel();
+            self.ack_owed = false;
         }
         self.segments_sent += 1;
         let id = io.packets.alloc(Packet {
@@ -1525,6 +1565,44 @@ mod tests {
         }
     }
 
+    /// A lost SYN-ACK: the initiator's retransmitted SYN gets a second SYN-ACK from the one-way model's
+    /// responder (and a restarted timer). ns-2 FullTcp ignores it and waits for its own timer, but owes
+    /// an ACK (`TF_ACKNOW`), which goes out on the next segment it receives, with CWR: the timeout in the
+    /// handshake was a slowdown (ssthresh 2 from the initial window of 2, cwnd back to it once
+    /// established). Found by the ECN replay of validation/compare_http_replay.py.
+    #[test]
+    fn a_duplicate_syn_is_answered_unless_full_tcp() {
+        for (recovery, answered) in [(Recovery::OneWay, true), (Recovery::FullTcp, false)] {
+            let mut p = Pair::new(TcpConfig { recovery, ecn: true, ..TcpConfig::default() });
+            let syn = p.call(0, |e, cfg, io| e.connect(cfg, io));
+            let _lost_syn_ack = p.deliver(1, &syn);
+            let deadline = p.ends[1].rto_timer.deadline().expect("the SYN-ACK is timed");
+            p.now += 2_000_000_000; // the initiator's SYN again, before the responder's timer
+            let reply = p.deliver(1, &syn);
+            assert_eq!(
+                reply.iter().any(|r| r.has(flags::SYN) && r.has(flags::ACK)),
+                answered,
+                "{recovery:?}"
+            );
+            if answered {
+                continue;
+            }
+            assert!(reply.is_empty());
+            assert_eq!(p.ends[1].rto_timer.deadline(), Some(deadline), "the responder's timer stands");
+            p.now = deadline;
+            let syn_ack = p.call(1, |e, cfg, io| e.on_timer(cfg, TimerKind::Retransmit, io));
+            assert!(syn_ack[0].has(flags::SYN) && syn_ack[0].has(flags::ACK), "its own timer resends");
+            // A SYN that crossed the timer's SYN-ACK: ignored again, and now an ACK is owed.
+            assert!(p.deliver(1, &syn).is_empty());
+            let ack = p.deliver(0, &syn_ack);
+            assert_eq!(ack.len(), 1, "the initiator's pure ACK, no data to send");
+            let owed = p.deliver(1, &ack);
+            assert_eq!(owed.len(), 1, "the owed ACK");
+            assert!(owed[0].payload() == 0 && owed[0].has(flags::CWR), "a pure ACK with CWR");
+            assert_eq!((p.ends[1].cwnd(), p.ends[1].ssthresh()), (2.0, 2.0));
+        }
+    }
+
     /// FullTcp inflates cwnd_ itself in recovery, so a timeout there halves the inflated window: segment
     /// 0 of 20 lost, 19 duplicate ACKs make the window cwnd 10 + dupwnd 19 (3 on the third, +1 on each
     /// of the other 16) = 29, and the timeout sets ssthresh to 14 (before, aqmlab halved the 10 to 5).
@@ -1604,6 +1682,24 @@ mod tests {
             p.now += time::secs(pause);
             let more = p.call(1, |e, cfg, io| e.write(cfg, 10 * MSS, io));
             assert_eq!(more.len(), sent_after, "pause {pause} s");
+        }
+    }
+
+    /// FullTcp restarts an idle window only when its output runs (foutput), i.e. for a segment the window
+    /// lets out: a window below one segment, left by an ECN reduction, still waits for the timer, however
+    /// long the pause (before, aqmlab restarted it at the next write and sent at once).
+    #[test]
+    fn full_tcp_restart_needs_a_window_of_one_segment() {
+        for (cwnd, sent) in [(0.5, 0), (1.0, 2)] {
+            let cfg = TcpConfig { recovery: Recovery::FullTcp, mss: MSS as u32, ..TcpConfig::default() };
+            let mut p = Pair::established(cfg);
+            let data = p.call(1, |e, cfg, io| e.write(cfg, 2 * MSS, io));
+            let acks = p.deliver(0, &data);
+            let _ = p.deliver(1, &acks);
+            p.ends[1].cc.set_cwnd(cwnd);
+            p.now += time::secs(1.0);
+            let more = p.call(1, |e, cfg, io| e.write(cfg, 10 * MSS, io));
+            assert_eq!(more.len(), sent, "cwnd {cwnd}");
         }
     }
 

@@ -137,6 +137,8 @@ mod tests {
     fn traced_flows_and_the_stop_class_must_exist() {
         let e = error(&two_hosts(&format!("[measure]\ntrace_cwnd = [1]\n{FLOW}")));
         assert_eq!((e.path.as_str(), e.message.as_str()), ("measure.trace_cwnd[0]", "a flow id below 1"));
+        let e = error(&two_hosts("[measure]\ntrace_cwnd = [0]\n"));
+        assert!(e.message.contains("there are none"), "{e}");
         let m = model(&two_hosts(&format!("{FLOW}[stop]\nafter_pairs = 5\nclass = \"bulk\"\n")));
         assert_eq!(m.stop_after, Some((Some(0), 5)));
         let e =
