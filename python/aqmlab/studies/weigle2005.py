@@ -662,6 +662,6 @@ STUDY = Study(
         "validation/results/compare_weigle2005.md gives both definitions in both simulators.",
         "--quick stops after 2,000 forward pairs instead of the paper's 50,000.",
     ],
-    full_runtime="322 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
-    "runs), 245 MB peak, measured end to end with /usr/bin/time -v on 2026-11-25",
+    full_runtime="315 s of wall time on 2 cores (--jobs 2; 3 seeds x 37 configurations + 6 calibration "
+    "runs), 249 MB peak, measured end to end with /usr/bin/time -v on 2026-11-25",
 )
