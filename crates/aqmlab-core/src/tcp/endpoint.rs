@@ -1667,10 +1667,15 @@ mod tests {
 
     /// FullTcp's slow-start restart: its timer stops once everything is acknowledged, and new data after
     /// an idle time (in whole ticks) longer than the RTO before clamping (here 3 ticks, 30 ms) starts
-    /// from the initial window of 2; after a shorter pause the window stays.
+    /// from the initial window of 2; after a shorter pause the window stays. The restart happens only
+    /// when its output runs (foutput), i.e. for a segment the window lets out: a window below one
+    /// segment, left by an ECN reduction, still waits for the timer however long the pause (aqmlab used
+    /// to restart it at the next write and send at once), while a window of one restarts to two.
     #[test]
     fn full_tcp_restarts_from_the_initial_window_after_idleness() {
-        for (pause, sent_after) in [(1.0, 2), (0.02, 3)] {
+        for (pause, cwnd, sent_after) in
+            [(1.0, None, 2), (0.02, None, 3), (1.0, Some(0.5), 0), (1.0, Some(1.0), 2)]
+        {
             let cfg = TcpConfig { recovery: Recovery::FullTcp, mss: MSS as u32, ..TcpConfig::default() };
             let mut p = Pair::established(cfg);
             let data = p.call(1, |e, cfg, io| e.write(cfg, 2 * MSS, io));
@@ -1679,27 +1684,12 @@ mod tests {
             assert!(p.deliver(1, &acks).is_empty());
             assert_eq!(p.ends[1].cwnd(), 3.0, "one ACK for two segments");
             assert!(!p.ends[1].rto_timer.is_armed(), "nothing outstanding: no timer");
+            if let Some(cwnd) = cwnd {
+                p.ends[1].cc.set_cwnd(cwnd);
+            }
             p.now += time::secs(pause);
             let more = p.call(1, |e, cfg, io| e.write(cfg, 10 * MSS, io));
-            assert_eq!(more.len(), sent_after, "pause {pause} s");
-        }
-    }
-
-    /// FullTcp restarts an idle window only when its output runs (foutput), i.e. for a segment the window
-    /// lets out: a window below one segment, left by an ECN reduction, still waits for the timer, however
-    /// long the pause (before, aqmlab restarted it at the next write and sent at once).
-    #[test]
-    fn full_tcp_restart_needs_a_window_of_one_segment() {
-        for (cwnd, sent) in [(0.5, 0), (1.0, 2)] {
-            let cfg = TcpConfig { recovery: Recovery::FullTcp, mss: MSS as u32, ..TcpConfig::default() };
-            let mut p = Pair::established(cfg);
-            let data = p.call(1, |e, cfg, io| e.write(cfg, 2 * MSS, io));
-            let acks = p.deliver(0, &data);
-            let _ = p.deliver(1, &acks);
-            p.ends[1].cc.set_cwnd(cwnd);
-            p.now += time::secs(1.0);
-            let more = p.call(1, |e, cfg, io| e.write(cfg, 10 * MSS, io));
-            assert_eq!(more.len(), sent, "cwnd {cwnd}");
+            assert_eq!(more.len(), sent_after, "pause {pause} s, cwnd {cwnd:?}");
         }
     }
 
